@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what tpu-provisioner needs to build and test on Debian bookworm (run as root).
+# Idempotent: packages already present are not fetched again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake pkg-config git ca-certificates
+  libyaml-cpp-dev libgit2-dev libcurl4-openssl-dev libssl-dev
+  nlohmann-json3-dev libspdlog-dev libcli11-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nodejs npm
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# npm may come from elsewhere (nodesource, nvm); Debian's is only a fallback.
+if command -v npm >/dev/null 2>&1; then
+  missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}")
+fi
+read -r -a missing <<<"${missing[*]}"
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# valijson is header-only, but Debian's package depends on Qt and Poco: unpack
+# only its headers into .deps/ instead of installing it.
+if [ ! -f .deps/valijson/usr/include/valijson/validator.hpp ] && [ ! -f /usr/include/valijson/validator.hpp ]; then
+  echo "setup: unpacking valijson headers into .deps/valijson"
+  mkdir -p .deps/download
+  (cd .deps/download && apt-get download libvalijson-dev >/dev/null 2>&1 ||
+     { apt-get update -qq && apt-get download libvalijson-dev >/dev/null; })
+  dpkg-deb -x .deps/download/libvalijson-dev_*.deb .deps/valijson
+fi

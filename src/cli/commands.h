@@ -1,0 +1,16 @@
+// The subcommands of `tpu-provisioner`. Each lives in its own cmd_*.cc file and
+// registers itself on the root CLI11 app; main.cc is the one place that wires
+// them. A command's callback stores its process exit code in `exit_code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tpu::cli {
+
+struct CommandContext {
+  int exit_code = 0;
+};
+
+void AddCatalogCommand(CLI::App& app, CommandContext& ctx);
+
+}  // namespace tpu::cli

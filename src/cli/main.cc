@@ -1,0 +1,27 @@
+// tpu-provisioner: GitOps for Cloud TPU capacity. Parses the command line and
+// runs one subcommand. Exit codes: 0 success, 1 error (usage errors included),
+// and the command-specific codes documented in the README.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "base/version.h"
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tpu-provisioner: GitOps for Cloud TPU capacity", "tpu-provisioner"};
+  app.set_version_flag("--version", TPU_PROVISIONER_VERSION);
+  app.require_subcommand(1);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  tpu::cli::CommandContext ctx;
+  tpu::cli::AddCatalogCommand(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0; every real usage
+    // error is 1, so it never reads as plan's "2 = changes".
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  return ctx.exit_code;
+}

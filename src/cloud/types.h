@@ -1,0 +1,174 @@
+// The cloud resources tpu-provisioner manages, as typed values: GKE node pools,
+// Compute workload policies, instance templates and managed instance groups,
+// and the long-running operations that change them. The same types describe
+// live state (parsed from API responses by the clients) and desired state (built
+// by plan from manifests); optional fields are "not said". Wire (de)serialisation
+// lives in gke_wire.* and compute_wire.*; nothing here knows HTTP.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpu::cloud {
+
+using StringMap = std::map<std::string, std::string>;
+
+// Ownership markers (DESIGN.md §5).
+inline constexpr const char* kManagedLabel = "tpu-provisioner-managed";     // = "true"
+inline constexpr const char* kTargetHashLabel = "tpu-provisioner-target";   // hash of project/cluster
+inline constexpr const char* kComputeMarker = "managed-by=tpu-provisioner"; // in Compute `description`
+
+struct NodeTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // GKE spelling: NO_SCHEDULE | PREFER_NO_SCHEDULE | NO_EXECUTE
+  bool operator==(const NodeTaint&) const = default;
+};
+
+struct ReservationAffinity {
+  std::string consume_reservation_type;  // NO_RESERVATION | ANY_RESERVATION | SPECIFIC_RESERVATION
+  std::string key;                       // compute.googleapis.com/reservation-name
+  std::vector<std::string> values;       // reservation names (or projects/P/reservations/R)
+  bool operator==(const ReservationAffinity&) const = default;
+};
+
+struct PlacementPolicy {
+  std::string type;          // COMPACT, or empty (tpu7x pools report no type)
+  std::string tpu_topology;  // "4x4x4"
+  std::string policy_name;   // workload policy (tpu7x)
+  bool operator==(const PlacementPolicy&) const = default;
+};
+
+struct NodePoolAutoscaling {
+  bool enabled = false;
+  int min_node_count = 0;
+  int max_node_count = 0;
+  bool operator==(const NodePoolAutoscaling&) const = default;
+};
+
+struct NodeManagement {
+  bool auto_repair = false;
+  bool auto_upgrade = false;
+  bool operator==(const NodeManagement&) const = default;
+};
+
+// A GKE node pool (container.v1 NodePool, the fields we read or write).
+struct NodePool {
+  std::string name;
+  // config
+  std::string machine_type;
+  std::optional<int> disk_size_gb;
+  std::optional<std::string> disk_type;
+  std::optional<std::string> image_type;
+  std::optional<std::string> service_account;
+  std::optional<std::vector<std::string>> oauth_scopes;
+  std::optional<StringMap> labels;           // Kubernetes node labels
+  std::optional<std::vector<NodeTaint>> taints;
+  std::optional<StringMap> resource_labels;  // GCE labels; ownership marker lives here
+  std::optional<std::vector<std::string>> tags;
+  std::optional<StringMap> metadata;
+  bool spot = false;
+  std::optional<ReservationAffinity> reservation_affinity;
+  bool flex_start = false;
+  std::optional<PlacementPolicy> placement_policy;
+  int node_count = 0;  // initialNodeCount on create; current size when live
+  std::optional<NodePoolAutoscaling> autoscaling;
+  std::optional<NodeManagement> management;
+  std::optional<std::string> version;
+  std::vector<std::string> locations;  // node zones
+  // live only
+  std::string status;  // PROVISIONING | RUNNING | RUNNING_WITH_ERROR | RECONCILING | STOPPING | ERROR
+  std::string status_message;
+  std::string self_link;
+  std::vector<std::string> instance_group_urls;
+};
+
+// A GKE cluster and its embedded node pools, as one list call returns them.
+struct Cluster {
+  std::string project;
+  std::string name;
+  std::string location;  // region or zone
+  std::string status;
+  std::string self_link;
+  std::vector<NodePool> node_pools;
+};
+
+// A Compute workload policy (resourcePolicies with workloadPolicy), regional.
+struct WorkloadPolicy {
+  std::string name;
+  std::string region;
+  std::string type;                  // HIGH_THROUGHPUT
+  std::string accelerator_topology;  // "4x4x4"
+  std::string description;           // carries kComputeMarker when owned
+  std::string status;                // READY, CREATING, DELETING …
+  std::string self_link;
+};
+
+// A Compute instance template (global). Immutable once created.
+struct InstanceTemplate {
+  std::string name;
+  std::string description;
+  std::string machine_type;
+  std::string provisioning_model;  // STANDARD | SPOT | RESERVATION_BOUND
+  std::string reservation;         // specific reservation name, if any
+  std::string source_image;
+  std::string subnetwork;
+  std::optional<int> boot_disk_size_gb;
+  std::optional<std::string> disk_type;
+  std::vector<std::string> service_accounts;
+  std::vector<std::string> network_tags;
+  StringMap metadata;
+  std::string resource_policy;     // workload policy URL, if any
+  std::string self_link;
+};
+
+// A zonal managed instance group.
+struct InstanceGroupManager {
+  std::string name;
+  std::string zone;
+  std::string description;
+  std::string instance_template;   // URL
+  std::string base_instance_name;
+  int target_size = 0;
+  std::string target_size_policy_mode;  // BULK | INDIVIDUAL
+  std::string status;              // isStable etc. summarised: STABLE | UPDATING
+  std::string self_link;
+};
+
+// A long-running operation, GKE or Compute, normalised.
+struct Operation {
+  enum class Api { kGke, kCompute };
+  Api api = Api::kGke;
+  std::string name;
+  std::string project;
+  std::string location;     // GKE location, or Compute zone/region; empty = global
+  std::string scope;        // Compute: "zones" | "regions" | "global"; GKE: "locations"
+  std::string operation_type;  // CREATE_NODE_POOL, insert, delete, resize …
+  std::string status;       // PENDING | RUNNING | DONE | ABORTING
+  std::string target_link;  // the resource it acts on
+  std::string self_link;
+  // Set when DONE with an error.
+  int error_code = 0;            // google.rpc code (GKE) or HTTP status (Compute)
+  std::string error_message;
+  std::string error_reason;      // e.g. GCE_STOCKOUT, ZONE_RESOURCE_POOL_EXHAUSTED
+  bool done() const { return status == "DONE"; }
+  bool failed() const { return done() && (error_code != 0 || !error_message.empty()); }
+};
+
+// Everything one refresh of a project saw.
+struct ProjectState {
+  std::string project;
+  std::vector<Cluster> clusters;
+  std::vector<WorkloadPolicy> workload_policies;
+  std::vector<InstanceTemplate> instance_templates;
+  std::vector<InstanceGroupManager> instance_group_managers;
+  std::vector<Operation> running_operations;  // not DONE, GKE node-pool ops and Compute ops
+};
+
+struct LiveState {
+  std::map<std::string, ProjectState> projects;  // by project id
+};
+
+}  // namespace tpu::cloud

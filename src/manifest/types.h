@@ -1,0 +1,176 @@
+// Desired state as the manifests declare it: typed values with defaults applied
+// and the slice shape resolved from the catalog (DESIGN.md §2). Produced by the
+// loader; read by plan. Plain values: no YAML, no git, no HTTP.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+
+namespace tpu::manifest {
+
+// Where a value came from. `file` is relative to the repo root; line and column
+// are 1-based (0 when the error is about a whole file or directory).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+// One manifest error: "file:line:column: field.path: what was expected".
+struct Error {
+  SourceLocation where;
+  std::string field;    // e.g. "spec.topology"; empty for file-level errors
+  std::string message;  // what is wrong and what was expected
+  std::string ToString() const;
+};
+
+using StringMap = std::map<std::string, std::string>;
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // Kubernetes spelling: NoSchedule | PreferNoSchedule | NoExecute
+  bool operator==(const Taint&) const = default;
+};
+
+enum class CapacityType { kOnDemand, kSpot, kReservation, kFlexStart };
+
+struct Capacity {
+  CapacityType type = CapacityType::kOnDemand;
+  std::string reservation;          // kReservation only
+  std::string reservation_project;  // empty = the target's project
+};
+
+// Fields left unset in the manifest stay nullopt, so plan compares only what
+// the manifest sets (DESIGN.md §5).
+struct NodeConfig {
+  std::optional<StringMap> labels;
+  std::optional<std::vector<Taint>> taints;
+  std::optional<StringMap> resource_labels;
+  std::optional<std::string> service_account;
+  std::optional<std::vector<std::string>> oauth_scopes;
+  std::optional<int> disk_size_gb;
+  std::optional<std::string> disk_type;
+  std::optional<std::string> image_type;
+  std::optional<std::vector<std::string>> tags;
+  std::optional<StringMap> metadata;
+};
+
+struct Autoscaling {
+  bool enabled = true;
+  int min_node_count = 0;
+  int max_node_count = 0;
+};
+
+struct Management {
+  bool auto_repair = true;
+  bool auto_upgrade = false;
+};
+
+// The tpu-provisioner.io/* annotations.
+struct Annotations {
+  bool prevent_destroy = false;  // prevent-destroy: "true"
+  bool abandon = false;          // deletion-policy: abandon
+  bool adopt = false;            // adopt: "true"
+};
+
+// kind: TPUNodePool. One GKE node pool per slice, named `<name>-<i>`.
+struct TPUNodePool {
+  std::string name;
+  SourceLocation where;  // the document's `kind:` line
+  std::string accelerator;     // canonical GKE label, aliases resolved
+  catalog::Shape shape;        // topology, machine type, chips and VMs per slice
+  int slices = 1;
+  std::string location;        // zone, e.g. us-central2-b
+  Capacity capacity;
+  int node_count = 0;          // nodes per slice: shape.vms, or spec.nodeCount (single-host)
+  bool node_count_set = false; // spec.nodeCount was written
+  std::optional<Autoscaling> autoscaling;  // single-host only
+  std::string workload_policy;  // v7x multi-host: the Compute workload policy's name
+  NodeConfig node_config;
+  Management management;
+  std::optional<std::string> version;
+  Annotations annotations;
+
+  // "<name>-<index>"; slices are numbered from 0.
+  std::string PoolName(int index) const { return name + "-" + std::to_string(index); }
+};
+
+enum class ProvisioningModel { kStandard, kSpot, kReservationBound };
+enum class TargetSizePolicyMode { kIndividual, kBulk };
+
+// kind: TPUNodeGroup (tpu.google.com/v1alpha1, the tpu-operator's schema): a
+// workload policy, an instance template and a managed instance group.
+struct TPUNodeGroup {
+  std::string name;
+  SourceLocation where;
+  std::string project;        // spec.project; must equal the directory's project
+  std::string node_location;  // zone
+  int node_count = 0;
+  std::optional<int> min_node_count;
+  std::string topology;
+  std::optional<catalog::Shape> shape;  // when the machine type is known
+  std::string accelerator_connection_mode;  // e.g. STATIC
+  TargetSizePolicyMode target_size_policy_mode = TargetSizePolicyMode::kIndividual;
+  // instanceConfig, or a template the user brings (instanceTemplateURI).
+  struct InstanceConfig {
+    std::string machine_type;
+    ProvisioningModel provisioning_model = ProvisioningModel::kStandard;
+    std::string reservation;
+    std::string image;
+    std::string subnetwork;
+    std::optional<int> boot_disk_size_gb;
+    std::optional<std::string> disk_type;
+    std::vector<std::string> service_accounts;
+    std::vector<std::string> network_tags;
+    StringMap metadata;
+  };
+  std::optional<InstanceConfig> instance_config;
+  std::string instance_template_uri;
+  struct BootstrapKubernetes {
+    std::string version;
+    std::string control_plane_ip;
+  };
+  std::optional<BootstrapKubernetes> bootstrap_kubernetes;
+  Annotations annotations;
+};
+
+enum class ReplaceStrategy { kDeleteBeforeCreate, kCreateBeforeDelete };
+
+// kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.
+struct ClusterPolicy {
+  std::optional<std::string> location;  // found by listing when absent
+  bool prune = true;
+  int max_delete_percent = 50;
+  ReplaceStrategy replace_strategy = ReplaceStrategy::kDeleteBeforeCreate;
+  bool suspend = false;
+  bool declared = false;  // a cluster.yaml exists
+  SourceLocation where;
+};
+
+// A directory deploy/<project>/<cluster>/ and everything declared in it.
+struct Target {
+  std::string project;
+  std::string cluster;
+  std::string dir;  // "deploy/<project>/<cluster>"
+  ClusterPolicy policy;
+  std::vector<TPUNodePool> pools;
+  std::vector<TPUNodeGroup> groups;
+  std::vector<Error> errors;  // any error blocks the whole target
+  bool blocked() const { return !errors.empty(); }
+  std::string Key() const { return project + "/" + cluster; }
+};
+
+// Everything one load of a repository produced.
+struct Repo {
+  std::vector<Target> targets;  // sorted by Key()
+  std::vector<Error> errors;    // errors that belong to no target (files outside the layout)
+  // All errors, target errors included, in file order.
+  std::vector<Error> AllErrors() const;
+};
+
+}  // namespace tpu::manifest

@@ -1,0 +1,260 @@
+// Scheduler: the event loop that orders tasks by lane and dependency, keeps
+// timers for tasks that wait, and hands Advance() calls to a fixed worker pool.
+#include "apply/scheduler.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace tpu::apply {
+
+const char* StateName(TaskResult::State s) {
+  switch (s) {
+    case TaskResult::State::kPending: return "pending";
+    case TaskResult::State::kRunning: return "running";
+    case TaskResult::State::kDone: return "done";
+    case TaskResult::State::kFailed: return "failed";
+    case TaskResult::State::kWaitingForCapacity: return "waiting-for-capacity";
+    case TaskResult::State::kSkipped: return "skipped";
+    case TaskResult::State::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+namespace {
+bool Finished(TaskResult::State s) {
+  return s != TaskResult::State::kPending && s != TaskResult::State::kRunning;
+}
+}  // namespace
+
+Scheduler::Scheduler(Options options, Observer observer)
+    : options_(options), observer_(std::move(observer)) {
+  options_.parallelism = std::max(1, options_.parallelism);
+  options_.threads = std::max(1, options_.threads);
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopping_ = true;
+  }
+  worker_cv_.notify_all();
+  for (auto& t : workers_)
+    if (t.joinable()) t.join();
+}
+
+void Scheduler::Add(TaskSpec spec, std::unique_ptr<Task> task) {
+  std::lock_guard<std::mutex> l(mu_);
+  Entry e;
+  e.result.id = spec.id;
+  e.result.lane = spec.lane;
+  e.result.description = spec.description;
+  e.spec = std::move(spec);
+  e.task = std::move(task);
+  size_t index = entries_.size();
+  by_id_[e.spec.id] = index;
+  if (!e.spec.lane.empty()) {
+    auto& lane = lanes_[e.spec.lane];
+    e.lane_position = lane.size();
+    lane.push_back(index);
+    lane_next_.emplace(e.spec.lane, 0);
+  }
+  entries_.push_back(std::move(e));
+}
+
+std::vector<TaskResult> Scheduler::Snapshot() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<TaskResult> out;
+  out.reserve(entries_.size());
+  for (const auto& e : entries_) out.push_back(e.result);
+  return out;
+}
+
+void Scheduler::Cancel() {
+  {
+    // Under the lock, so the loop cannot miss the wake-up between its check and its wait.
+    std::lock_guard<std::mutex> l(mu_);
+    cancelled_ = true;
+  }
+  loop_cv_.notify_all();
+}
+
+void Scheduler::NotifyLocked(size_t i) {
+  if (observer_) observer_(entries_[i].result);
+}
+
+void Scheduler::FinishLocked(size_t i, TaskResult::State state, Status status) {
+  Entry& e = entries_[i];
+  bool was_running = e.result.state == TaskResult::State::kRunning;
+  e.result.state = state;
+  e.result.status = std::move(status);
+  e.result.finished = Clock::now();
+  if (was_running) --active_;
+  --unfinished_;
+  if (!e.spec.lane.empty()) {
+    // The lane moves on past every finished task at its head.
+    const auto& lane = lanes_[e.spec.lane];
+    size_t& next = lane_next_[e.spec.lane];
+    while (next < lane.size() && Finished(entries_[lane[next]].result.state)) ++next;
+  }
+  NotifyLocked(i);
+}
+
+bool Scheduler::ReadyLocked(size_t i) const {
+  const Entry& e = entries_[i];
+  if (e.result.state != TaskResult::State::kPending) return false;
+  if (active_ >= options_.parallelism) return false;
+  for (const auto& dep : e.spec.after) {
+    auto it = by_id_.find(dep);
+    if (it == by_id_.end()) continue;  // reported as failed in Run()
+    if (entries_[it->second].result.state != TaskResult::State::kDone) return false;
+  }
+  if (!e.spec.lane.empty() && lane_next_.at(e.spec.lane) != e.lane_position) return false;
+  return true;
+}
+
+void Scheduler::StartReadyLocked() {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    if (e.result.state != TaskResult::State::kPending) continue;
+    // A dependency that ended badly means this task will never run.
+    for (const auto& dep : e.spec.after) {
+      auto it = by_id_.find(dep);
+      if (it == by_id_.end()) {
+        FinishLocked(i, TaskResult::State::kFailed,
+                     Status::Internal("depends on unknown task " + dep));
+        break;
+      }
+      const TaskResult& d = entries_[it->second].result;
+      if (Finished(d.state) && d.state != TaskResult::State::kDone) {
+        FinishLocked(i, TaskResult::State::kSkipped,
+                     Status::FailedPrecondition("not run: " + d.description + " " +
+                                                StateName(d.state)));
+        break;
+      }
+    }
+  }
+  for (size_t i = 0; i < entries_.size() && active_ < options_.parallelism; ++i) {
+    if (!ReadyLocked(i)) continue;
+    Entry& e = entries_[i];
+    e.result.state = TaskResult::State::kRunning;
+    e.result.started = Clock::now();
+    ++active_;
+    peak_active_ = std::max(peak_active_, active_);
+    NotifyLocked(i);
+    DispatchLocked(i);
+  }
+}
+
+void Scheduler::DispatchLocked(size_t i) {
+  runnable_.push(i);
+  ++in_flight_;
+  worker_cv_.notify_one();
+}
+
+void Scheduler::WorkerLoop() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    worker_cv_.wait(l, [&] { return stopping_ || !runnable_.empty(); });
+    if (runnable_.empty()) return;  // stopping
+    size_t i = runnable_.front();
+    runnable_.pop();
+    Task* task = entries_[i].task.get();
+    l.unlock();
+    Outcome out;
+    if (cancelled_) {
+      out = Outcome::Failed(Status::DeadlineExceeded("cancelled"));
+    } else {
+      try {
+        out = task->Advance();
+      } catch (const std::exception& ex) {
+        out = Outcome::Failed(Status::Internal(std::string("unexpected exception: ") + ex.what()));
+      }
+    }
+    l.lock();
+    outcomes_.emplace(i, std::move(out));
+    loop_cv_.notify_all();
+  }
+}
+
+std::vector<TaskResult> Scheduler::Run() {
+  std::unique_lock<std::mutex> l(mu_);
+  unfinished_ = entries_.size();
+  for (int t = 0; t < options_.threads; ++t) workers_.emplace_back([this] { WorkerLoop(); });
+  while (unfinished_ > 0) {
+    while (!outcomes_.empty()) {
+      auto [i, out] = std::move(outcomes_.front());
+      outcomes_.pop();
+      --in_flight_;
+      Entry& e = entries_[i];
+      ++e.result.advances;
+      if (!out.note.empty() && out.note != e.result.note) {
+        e.result.note = out.note;
+        NotifyLocked(i);
+      }
+      switch (out.kind) {
+        case Outcome::Kind::kDone:
+          FinishLocked(i, TaskResult::State::kDone, Status::OK());
+          break;
+        case Outcome::Kind::kFailed:
+          FinishLocked(i, cancelled_ ? TaskResult::State::kCancelled : TaskResult::State::kFailed,
+                       out.status);
+          break;
+        case Outcome::Kind::kWaitingForCapacity:
+          FinishLocked(i, TaskResult::State::kWaitingForCapacity, out.status);
+          break;
+        case Outcome::Kind::kAgain:
+          timers_.push({Clock::now() + out.delay, i});
+          break;
+      }
+    }
+    if (cancelled_) {
+      // Tasks on timers or not started stop here; ones inside a worker finish
+      // their call first, so no request is cut off mid-flight.
+      while (!timers_.empty()) {
+        FinishLocked(timers_.top().index, TaskResult::State::kCancelled,
+                     Status::DeadlineExceeded("cancelled while waiting"));
+        timers_.pop();
+      }
+      for (size_t i = 0; i < entries_.size(); ++i)
+        if (entries_[i].result.state == TaskResult::State::kPending)
+          FinishLocked(i, TaskResult::State::kCancelled, Status::DeadlineExceeded("cancelled"));
+      if (in_flight_ == 0) break;
+    } else {
+      auto now = Clock::now();
+      while (!timers_.empty() && timers_.top().when <= now) {
+        DispatchLocked(timers_.top().index);
+        timers_.pop();
+      }
+      StartReadyLocked();
+      if (unfinished_ == 0) break;
+      if (in_flight_ == 0 && timers_.empty()) {
+        // Nothing runs and nothing can start: the remaining tasks wait on each
+        // other (a dependency against lane order). Fail them rather than hang.
+        for (size_t i = 0; i < entries_.size(); ++i)
+          if (entries_[i].result.state == TaskResult::State::kPending)
+            FinishLocked(i, TaskResult::State::kFailed,
+                         Status::Internal("dependency cycle between lane order and dependencies"));
+        break;
+      }
+    }
+    if (!outcomes_.empty()) continue;
+    if (timers_.empty() || cancelled_) {
+      loop_cv_.wait(l, [&] { return !outcomes_.empty() || (cancelled_ && in_flight_ == 0) ||
+                                    (cancelled_ && !timers_.empty()); });
+    } else {
+      Clock::time_point when = timers_.top().when;
+      loop_cv_.wait_until(l, when, [&] { return !outcomes_.empty() || cancelled_.load(); });
+    }
+  }
+  stopping_ = true;
+  worker_cv_.notify_all();
+  l.unlock();
+  for (auto& t : workers_) t.join();
+  workers_.clear();
+  std::vector<TaskResult> out;
+  out.reserve(entries_.size());
+  for (const auto& e : entries_) out.push_back(e.result);
+  return out;
+}
+
+}  // namespace tpu::apply

@@ -1,0 +1,114 @@
+// Scheduler: runs Tasks with lanes, dependencies and bounded parallelism.
+//
+// - A lane (a GKE cluster: GKE runs one node-pool operation per cluster) runs
+//   its tasks one at a time, in the order they were added.
+// - A task starts only after every task it depends on is done; if one of them
+//   fails, it is skipped with a reason naming the failed dependency.
+// - At most `parallelism` tasks are started and unfinished at once; tasks
+//   waiting on a timer (an operation in flight, a backoff) hold their place but
+//   no thread. Advance() calls run on a fixed pool of `threads` workers.
+// Run() blocks the calling thread until every task has finished or been skipped,
+// or Cancel() is called (then running tasks get no further Advance()).
+// Thread-safety: Add() before Run(); Cancel() and Snapshot() from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apply/task.h"
+
+namespace tpu::apply {
+
+struct TaskResult {
+  enum class State { kPending, kRunning, kDone, kFailed, kWaitingForCapacity, kSkipped, kCancelled };
+  std::string id;
+  std::string lane;
+  std::string description;
+  State state = State::kPending;
+  Status status;       // why it failed / was skipped
+  std::string note;    // latest progress note
+  std::chrono::steady_clock::time_point started{};
+  std::chrono::steady_clock::time_point finished{};
+  int advances = 0;    // Advance() calls made
+};
+
+const char* StateName(TaskResult::State s);
+
+class Scheduler {
+ public:
+  struct Options {
+    int parallelism = 16;  // tasks started and unfinished at once
+    int threads = 8;       // workers making API calls
+  };
+  // Called on the scheduler thread each time a task changes state or note.
+  // It runs under the scheduler's lock: it must not call back into the Scheduler.
+  using Observer = std::function<void(const TaskResult&)>;
+
+  explicit Scheduler(Options options, Observer observer = nullptr);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // REQUIRES: ids unique; `after` names tasks added before or after, all before Run().
+  void Add(TaskSpec spec, std::unique_ptr<Task> task);
+  // Runs everything to the end. Returns the results in the order tasks were added.
+  std::vector<TaskResult> Run();
+  // Stops starting tasks and stops advancing running ones; Run() returns soon.
+  void Cancel();
+  // A copy of every task's current state, for progress displays and /status.
+  std::vector<TaskResult> Snapshot() const;
+  // Peak number of tasks started and unfinished at once, for tests and benches.
+  int peak_active() const { return peak_active_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Entry {
+    TaskSpec spec;
+    std::unique_ptr<Task> task;
+    TaskResult result;
+    size_t lane_position = 0;  // index in its lane's FIFO
+  };
+  struct Timer {
+    Clock::time_point when;
+    size_t index;
+    bool operator>(const Timer& o) const { return when > o.when; }
+  };
+
+  void WorkerLoop();
+  void StartReadyLocked();
+  bool ReadyLocked(size_t i) const;
+  void FinishLocked(size_t i, TaskResult::State state, Status status);
+  void DispatchLocked(size_t i);  // hands task i to a worker
+  void NotifyLocked(size_t i);
+
+  Options options_;
+  Observer observer_;
+  mutable std::mutex mu_;
+  std::condition_variable loop_cv_;    // scheduler thread: outcomes, timers, cancel
+  std::condition_variable worker_cv_;  // workers: runnable queue
+  std::vector<Entry> entries_;
+  std::map<std::string, size_t> by_id_;
+  std::map<std::string, std::vector<size_t>> lanes_;  // lane → task indexes in order
+  std::map<std::string, size_t> lane_next_;           // lane → position of its next task
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  std::queue<size_t> runnable_;   // to be advanced by a worker
+  std::queue<std::pair<size_t, Outcome>> outcomes_;
+  std::vector<std::thread> workers_;
+  int in_flight_ = 0;  // tasks queued for or inside a worker
+  int active_ = 0;
+  int peak_active_ = 0;
+  size_t unfinished_ = 0;
+  bool stopping_ = false;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace tpu::apply

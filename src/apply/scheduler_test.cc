@@ -1,0 +1,186 @@
+// Scheduler: lanes never overlap, independent lanes run together, parallelism is
+// bounded, dependencies order and skip, waits cost timers not threads, cancel stops.
+#include "apply/scheduler.h"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace tpu::apply {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A task that "waits for an operation" `polls` times, then ends with `final`.
+class FakeTask : public Task {
+ public:
+  struct Shared {
+    std::mutex mu;
+    std::map<std::string, int> busy;  // lane → tasks between first and last Advance
+    bool overlap = false;
+    std::vector<std::string> order;   // ids in completion order
+  };
+  FakeTask(Shared* shared, std::string id, std::string lane, int polls,
+           Outcome final = Outcome::Done())
+      : shared_(shared), id_(std::move(id)), lane_(std::move(lane)), polls_(polls),
+        final_(std::move(final)) {}
+
+  Outcome Advance() override {
+    std::lock_guard<std::mutex> l(shared_->mu);
+    if (calls_++ == 0 && !lane_.empty() && ++shared_->busy[lane_] > 1) shared_->overlap = true;
+    if (calls_ <= polls_) return Outcome::Again(milliseconds(2), "polling");
+    if (!lane_.empty()) --shared_->busy[lane_];
+    shared_->order.push_back(id_);
+    return final_;
+  }
+
+ private:
+  Shared* shared_;
+  std::string id_, lane_;
+  int polls_;
+  Outcome final_;
+  int calls_ = 0;
+};
+
+void AddFake(Scheduler& s, FakeTask::Shared* sh, const std::string& id, const std::string& lane,
+             int polls, std::vector<std::string> after = {}, Outcome final = Outcome::Done()) {
+  s.Add({id, lane, std::move(after), "task " + id},
+        std::make_unique<FakeTask>(sh, id, lane, polls, std::move(final)));
+}
+
+TEST(Scheduler, LaneRunsOneTaskAtATimeInOrder) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 4});
+  for (int i = 0; i < 5; ++i) AddFake(s, &sh, "a" + std::to_string(i), "cluster-a", 3);
+  auto results = s.Run();
+  EXPECT_FALSE(sh.overlap);
+  EXPECT_EQ(sh.order, (std::vector<std::string>{"a0", "a1", "a2", "a3", "a4"}));
+  for (const auto& r : results) EXPECT_EQ(r.state, TaskResult::State::kDone) << r.id;
+  EXPECT_EQ(s.peak_active(), 1);
+}
+
+TEST(Scheduler, IndependentLanesRunTogether) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 2});
+  for (int c = 0; c < 10; ++c)
+    for (int i = 0; i < 3; ++i)
+      AddFake(s, &sh, "c" + std::to_string(c) + "-" + std::to_string(i), "c" + std::to_string(c), 2);
+  s.Run();
+  EXPECT_FALSE(sh.overlap);
+  EXPECT_EQ(s.peak_active(), 10);
+}
+
+TEST(Scheduler, ParallelismBoundsStartedTasks) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 4, .threads = 2});
+  for (int c = 0; c < 50; ++c) AddFake(s, &sh, "t" + std::to_string(c), "", 2);
+  auto results = s.Run();
+  EXPECT_EQ(s.peak_active(), 4);
+  EXPECT_EQ(sh.order.size(), 50u);
+}
+
+TEST(Scheduler, ThousandWaitingTasksNeedOnlyThePool) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 1000, .threads = 4});
+  for (int c = 0; c < 1000; ++c) AddFake(s, &sh, "t" + std::to_string(c), "", 5);
+  auto results = s.Run();
+  EXPECT_EQ(s.peak_active(), 1000);  // all in flight at once, on 4 worker threads
+  for (const auto& r : results) {
+    EXPECT_EQ(r.state, TaskResult::State::kDone);
+    EXPECT_EQ(r.advances, 6);
+  }
+}
+
+TEST(Scheduler, DependenciesOrderAcrossLanes) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 2});
+  // policy → template → MIG, in no lane; a pool in a lane after the MIG.
+  AddFake(s, &sh, "mig", "", 1, {"template"});
+  AddFake(s, &sh, "template", "", 3, {"policy"});
+  AddFake(s, &sh, "policy", "", 2);
+  s.Run();
+  EXPECT_EQ(sh.order, (std::vector<std::string>{"policy", "template", "mig"}));
+}
+
+TEST(Scheduler, FailedDependencySkipsDependentsOnly) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 2});
+  AddFake(s, &sh, "policy", "", 1, {}, Outcome::Failed(Status::PermissionDenied("quota")));
+  AddFake(s, &sh, "template", "", 1, {"policy"});
+  AddFake(s, &sh, "other", "", 1);
+  auto r = s.Run();
+  EXPECT_EQ(r[0].state, TaskResult::State::kFailed);
+  EXPECT_EQ(r[0].status.message(), "quota");
+  EXPECT_EQ(r[1].state, TaskResult::State::kSkipped);
+  EXPECT_EQ(r[1].status.message(), "not run: task policy failed");
+  EXPECT_EQ(r[2].state, TaskResult::State::kDone);
+}
+
+TEST(Scheduler, FailureInALaneLetsTheLaneGoOn) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 2});
+  AddFake(s, &sh, "a", "L", 1, {}, Outcome::Failed(Status::InvalidArgument("bad")));
+  AddFake(s, &sh, "b", "L", 1);
+  auto r = s.Run();
+  EXPECT_EQ(r[0].state, TaskResult::State::kFailed);
+  EXPECT_EQ(r[1].state, TaskResult::State::kDone);
+}
+
+TEST(Scheduler, WaitingForCapacityIsItsOwnState) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 2});
+  AddFake(s, &sh, "a", "L", 1, {}, Outcome::WaitingForCapacity(Status::ResourceExhausted("GCE_STOCKOUT")));
+  auto r = s.Run();
+  EXPECT_EQ(r[0].state, TaskResult::State::kWaitingForCapacity);
+  EXPECT_EQ(std::string(StateName(r[0].state)), "waiting-for-capacity");
+}
+
+TEST(Scheduler, DependencyAgainstLaneOrderFailsInsteadOfHanging) {
+  FakeTask::Shared sh;
+  Scheduler s({.parallelism = 16, .threads = 2});
+  AddFake(s, &sh, "first", "L", 0, {"second"});
+  AddFake(s, &sh, "second", "L", 0);
+  auto r = s.Run();
+  EXPECT_EQ(r[0].state, TaskResult::State::kFailed);
+  EXPECT_EQ(r[1].state, TaskResult::State::kFailed);
+}
+
+class ForeverTask : public Task {
+ public:
+  explicit ForeverTask(std::atomic<int>* calls) : calls_(calls) {}
+  Outcome Advance() override {
+    ++*calls_;
+    return Outcome::Again(milliseconds(1));
+  }
+  std::atomic<int>* calls_;
+};
+
+TEST(Scheduler, CancelStopsWaitingTasks) {
+  std::atomic<int> calls{0};
+  Scheduler s({.parallelism = 16, .threads = 2});
+  for (int i = 0; i < 3; ++i)
+    s.Add({"t" + std::to_string(i), "", {}, "forever"}, std::make_unique<ForeverTask>(&calls));
+  std::thread canceller([&] {
+    while (calls.load() < 10) std::this_thread::yield();
+    s.Cancel();
+  });
+  auto r = s.Run();
+  canceller.join();
+  for (const auto& t : r) EXPECT_EQ(t.state, TaskResult::State::kCancelled);
+}
+
+TEST(Scheduler, ObserverSeesEveryStateChange) {
+  FakeTask::Shared sh;
+  std::vector<std::string> seen;
+  Scheduler s({.parallelism = 16, .threads = 1},
+              [&](const TaskResult& r) { seen.push_back(r.id + ":" + StateName(r.state)); });
+  AddFake(s, &sh, "a", "", 0);
+  s.Run();
+  EXPECT_EQ(seen, (std::vector<std::string>{"a:running", "a:done"}));
+}
+
+}  // namespace
+}  // namespace tpu::apply

@@ -1,0 +1,178 @@
+// The plan model: what `plan` decided and `apply` executes (DESIGN.md §5–6).
+//
+// Plain values, no behaviour beyond counting. A Plan is a list of TargetPlans,
+// one per deploy/<project>/<cluster>/ directory (plus targets whose directory
+// vanished while owned resources remain). Each TargetPlan holds Actions in
+// execution order; every Action names one cloud resource, what to do with it,
+// why (field paths before → after), its blast radius, the actions it depends
+// on, and the full desired body so a saved plan (`plan -out FILE`) can be
+// executed later without re-reading manifests. The plan also records a
+// fingerprint of each project's live state it was computed from, so
+// `apply FILE` can refuse when live state moved (see fingerprint.h).
+//
+// Serialised by plan_json.h (schema in docs/plan-json.md).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cloud/types.h"
+#include "manifest/types.h"
+
+namespace tpu::plan {
+
+// Version of the JSON document (docs/plan-json.md). Bumped on any incompatible change.
+inline constexpr int kPlanSchemaVersion = 1;
+
+enum class ActionKind {
+  kNoop,     // in sync; listed so a plan shows what it looked at
+  kCreate,
+  kUpdate,   // in place: see Action::update_calls
+  kResize,   // single-host node count only (GKE setSize / MIG resize)
+  kReplace,  // delete + create (order per TargetPlan::replace_strategy)
+  kDelete,
+};
+
+enum class ResourceKind {
+  kNodePool,              // GKE node pool (TPUNodePool slice)
+  kWorkloadPolicy,        // Compute resourcePolicies (regional)
+  kInstanceTemplate,      // Compute instanceTemplates (global)
+  kInstanceGroupManager,  // Compute instanceGroupManagers (zonal)
+};
+
+// The API calls an in-place update needs, in the order apply should issue them.
+enum class UpdateCall {
+  kUpdateNodePool,    // PUT nodePools/N: labels, taints, resourceLabels, tags (whole sets), version
+  kSetAutoscaling,    // POST nodePools/N:setAutoscaling
+  kSetManagement,     // POST nodePools/N:setManagement
+  kSetSize,           // POST nodePools/N:setSize (autoscaling off)
+  kSetInstanceTemplate,  // MIG setInstanceTemplate (INDIVIDUAL mode only)
+  kResizeGroup,       // MIG resize?size=N
+};
+
+// Which resource. `location` is the GKE cluster location for node pools, the
+// region for workload policies, the zone for MIGs, empty for templates.
+struct ResourceRef {
+  ResourceKind kind = ResourceKind::kNodePool;
+  std::string project;
+  std::string location;
+  std::string cluster;  // node pools only
+  std::string name;
+  // Unique within a plan: "nodePool:P/L/C/N", "workloadPolicy:P/R/N",
+  // "instanceTemplate:P/N", "instanceGroupManager:P/Z/N".
+  std::string Id() const;
+  bool operator==(const ResourceRef&) const = default;
+};
+
+// One differing field. Values are rendered compactly (JSON-like: strings
+// quoted, maps `{k=v, …}`, lists `[a, b]`, "(unset)" when absent).
+struct FieldChange {
+  std::string path;    // "config.labels[team]", "placementPolicy.tpuTopology"
+  std::string before;  // live
+  std::string after;   // desired
+  bool forces_replace = false;  // this field alone would force a replace
+  bool operator==(const FieldChange&) const = default;
+};
+
+// What an action creates and destroys. A replace counts both sides.
+struct BlastRadius {
+  int chips_created = 0;
+  int chips_destroyed = 0;
+  int hosts_created = 0;
+  int hosts_destroyed = 0;
+  bool multi_host = false;
+  bool operator==(const BlastRadius&) const = default;
+};
+
+struct Action {
+  ActionKind kind = ActionKind::kNoop;
+  ResourceRef resource;
+  std::string target;  // "project/cluster"
+  // Where it was declared ("deploy/p/c/pools.yaml:3:1 TPUNodePool/train"); empty for
+  // deletes of resources no manifest declares any more.
+  std::string source;
+  // One line: "spec changed", "no longer declared", "node pool in ERROR: repair",
+  // "target directory removed", "adopt unmanaged pool", …
+  std::string reason;
+  std::vector<FieldChange> changes;
+  std::vector<UpdateCall> update_calls;  // kUpdate / kResize only
+  BlastRadius blast;
+  // Id()s of resources whose actions (in this plan) must finish first.
+  std::vector<std::string> depends_on;
+
+  // Desired bodies (exactly one set for create/update/resize/replace, matching
+  // resource.kind). Node pools carry the ownership markers already.
+  std::optional<cloud::NodePool> node_pool;
+  std::optional<cloud::WorkloadPolicy> workload_policy;
+  std::optional<cloud::InstanceTemplate> instance_template;
+  std::optional<cloud::InstanceGroupManager> instance_group_manager;
+
+  bool changes_something() const { return kind != ActionKind::kNoop; }
+  bool destructive() const { return kind == ActionKind::kDelete || kind == ActionKind::kReplace; }
+};
+
+enum class TargetStatus {
+  kPlanned,    // actions may be executed
+  kBlocked,    // manifest errors or conflicts: no actions at all
+  kRefused,    // a guard refused the plan (mass delete, prevent-destroy): actions shown, not executable
+  kSuspended,  // Cluster.spec.suspend: nothing planned
+};
+
+struct TargetPlan {
+  std::string key;  // "project/cluster"
+  std::string project;
+  std::string cluster;
+  std::string location;  // the GKE cluster location; empty when the target has no node pools
+  bool vanished = false; // the directory is gone; owned resources remain
+  TargetStatus status = TargetStatus::kPlanned;
+  std::vector<std::string> errors;    // why blocked or refused (manifest errors as file:line:col: …)
+  std::vector<std::string> warnings;  // e.g. prune: false kept undeclared pools
+  manifest::ReplaceStrategy replace_strategy = manifest::ReplaceStrategy::kDeleteBeforeCreate;
+  // Execution order: dependencies first; deletes of slices from the highest index down.
+  std::vector<Action> actions;
+  int owned_chips = 0;   // chips in owned live resources before the plan
+  int delete_chips = 0;  // chips the plan's deletes destroy (the mass-delete guard's numerator)
+  int max_delete_percent = 50;
+
+  bool executable() const { return status == TargetStatus::kPlanned; }
+};
+
+struct Summary {
+  int create = 0;
+  int update = 0;  // updates and resizes
+  int replace = 0;
+  int remove = 0;  // deletes
+  int noop = 0;
+  int chips_created = 0;
+  int chips_destroyed = 0;
+  bool operator==(const Summary&) const = default;
+};
+
+struct Plan {
+  int schema_version = kPlanSchemaVersion;
+  std::string tool_version;  // tpu-provisioner version that computed it
+  std::string created_at;    // RFC 3339, UTC; empty in tests
+  // Fingerprint of each refreshed project's live state (fingerprint.h).
+  std::map<std::string, std::string> live_fingerprints;
+  std::vector<TargetPlan> targets;  // sorted by key
+  std::vector<std::string> errors;  // errors outside any target (repo-level manifest errors)
+
+  // Counts over executable targets' actions (refused/blocked targets excluded).
+  Summary Summarize() const;
+  bool HasChanges() const;  // any executable action that is not a noop
+  bool HasErrors() const;   // repo errors, or any blocked or refused target
+};
+
+const char* ActionKindName(ActionKind k);      // "create", "update", …
+const char* ResourceKindName(ResourceKind k);  // "nodePool", "workloadPolicy", …
+const char* UpdateCallName(UpdateCall c);      // "updateNodePool", "setSize", …
+const char* TargetStatusName(TargetStatus s);  // "planned", "blocked", …
+// Inverses; false when the name is unknown.
+bool ParseActionKind(const std::string& s, ActionKind* out);
+bool ParseResourceKind(const std::string& s, ResourceKind* out);
+bool ParseUpdateCall(const std::string& s, UpdateCall* out);
+bool ParseTargetStatus(const std::string& s, TargetStatus* out);
+
+}  // namespace tpu::plan

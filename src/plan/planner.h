@@ -1,0 +1,38 @@
+// The plan entry point: desired state (manifests) against live state (one
+// refresh) → a Plan (model.h). Pure: no HTTP, no clock, no files.
+//
+// Per target: blocked targets (manifest errors) get no actions; suspended ones
+// are listed only; the rest are diffed resource by resource (pool_diff.h,
+// compute_diff.h), ordered, and passed through the guards (guards.h). Owned
+// resources of targets whose directory vanished are planned for deletion (and
+// so normally refused by the mass-delete guard).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cloud/types.h"
+#include "manifest/types.h"
+#include "plan/model.h"
+
+namespace tpu::plan {
+
+struct PlanOptions {
+  bool allow_mass_delete = false;  // --allow-mass-delete
+  // "project/cluster" keys to plan; empty = every target (and every vanished one).
+  std::vector<std::string> only_targets;
+  std::string tool_version;  // copied into Plan::tool_version
+  std::string created_at;    // copied into Plan::created_at
+};
+
+// REQUIRES: `live` holds a refresh of every project the repo's targets name
+// (projects missing from `live` are treated as having no clusters and no
+// Compute resources).
+Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live,
+                 const PlanOptions& options);
+
+// The projects a plan over `repo` needs refreshed (targets' projects, filtered
+// by only_targets), sorted and unique.
+std::vector<std::string> ProjectsToRefresh(const manifest::Repo& repo, const PlanOptions& options);
+
+}  // namespace tpu::plan

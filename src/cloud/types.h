@@ -85,6 +85,21 @@ struct NodePool {
   std::vector<std::string> instance_group_urls;
 };
 
+// An in-place node pool update (PUT …/nodePools/N, UpdateNodePoolRequest).
+// Each set field replaces the whole live set (labels, taints, resourceLabels
+// and tags go on the wire as wrapper objects); unset fields are left alone.
+struct NodePoolUpdate {
+  std::optional<StringMap> labels;
+  std::optional<std::vector<NodeTaint>> taints;
+  std::optional<StringMap> resource_labels;
+  std::optional<std::vector<std::string>> tags;
+  std::optional<std::string> node_version;  // nodeVersion
+  std::optional<std::string> image_type;
+  bool empty() const {
+    return !labels && !taints && !resource_labels && !tags && !node_version && !image_type;
+  }
+};
+
 // A GKE cluster and its embedded node pools, as one list call returns them.
 struct Cluster {
   std::string project;

@@ -1,0 +1,67 @@
+// One authorised JSON call to a Google REST API: adds the bearer token and
+// JSON headers, sends through the transport, counts the call, and turns a
+// non-2xx response into an ApiError. Shared by GkeClient and ComputeClient.
+//
+// Thread-safe if its transport and token provider are (both ours are).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cloud/api_error.h"
+#include "cloud/credentials.h"
+#include "cloud/http_transport.h"
+
+namespace tpu::cloud {
+
+// Counts API calls so tests can assert bounds ("≤ 4 reads per project", "zero
+// mutations") and the daemon can export them. Thread-safe.
+class CallCounter {
+ public:
+  void Record(const std::string& method, int http_status);
+  int64_t reads() const { return reads_.load(); }      // GET
+  int64_t mutations() const { return mutations_.load(); }  // everything else
+  int64_t total() const { return reads() + mutations(); }
+  // "GET 200" → count, for metrics (tpu_provisioner_api_calls{method,code}).
+  std::map<std::string, int64_t> ByMethodAndCode() const;
+  void Reset();
+
+ private:
+  std::atomic<int64_t> reads_{0};
+  std::atomic<int64_t> mutations_{0};
+  mutable std::mutex mu_;
+  std::map<std::string, int64_t> by_method_code_;  // guarded by mu_
+};
+
+class ApiCaller {
+ public:
+  // All pointers must outlive the caller. `counter` may be null.
+  ApiCaller(HttpTransport* transport, TokenProvider* tokens, CallCounter* counter)
+      : transport_(transport), tokens_(tokens), counter_(counter) {}
+
+  // `url` is absolute; `what` names the call in errors ("GET projects/p/…").
+  // A 2xx with an empty body yields an empty JSON object.
+  ApiResult<nlohmann::json> Call(const std::string& method, const std::string& url,
+                                 const std::optional<nlohmann::json>& body = std::nullopt);
+
+  CallCounter* counter() const { return counter_; }
+
+ private:
+  HttpTransport* transport_;
+  TokenProvider* tokens_;
+  CallCounter* counter_;
+};
+
+// "https://h/compute/v1/projects/p/zones/z" → "projects/p/zones/z": the part of a
+// URL worth putting in an error message.
+std::string CallName(const std::string& method, const std::string& url);
+
+// Percent-encodes a query parameter value.
+std::string UrlEncode(const std::string& value);
+
+}  // namespace tpu::cloud

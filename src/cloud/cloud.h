@@ -1,0 +1,64 @@
+// The one object cli/daemon build to talk to the cloud: owns the transport,
+// the credentials, the call counter and both API clients, wired from options
+// and the environment. Everything it hands out is thread-safe and lives as long
+// as the CloudConnection.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "cloud/api_caller.h"
+#include "cloud/compute_client.h"
+#include "cloud/credentials.h"
+#include "cloud/curl_transport.h"
+#include "cloud/endpoints.h"
+#include "cloud/gke_client.h"
+#include "cloud/operation_poll.h"
+#include "cloud/refresh.h"
+
+namespace tpu::cloud {
+
+struct CloudOptions {
+  EndpointOptions endpoints;
+  CurlTransportOptions transport;
+  // A fixed bearer token ("" = no Authorization header, e.g. the emulator);
+  // unset: Application Default Credentials (credentials.h).
+  std::optional<std::string> access_token;
+};
+
+class CloudConnection {
+ public:
+  // Resolves endpoints and credentials; a credential error surfaces here, not
+  // on the first call, except an unreachable metadata server (found lazily).
+  static Result<std::unique_ptr<CloudConnection>> Open(const CloudOptions& options,
+                                                       const EnvLookup& env = ProcessEnv());
+  // Injected parts, for tests (a fault-injecting transport, a static token).
+  CloudConnection(std::unique_ptr<HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
+                  Endpoints endpoints);
+
+  GkeClient& gke() { return gke_; }
+  ComputeClient& compute() { return compute_; }
+  OperationPoller& poller() { return poller_; }
+  CallCounter& calls() { return calls_; }
+  HttpTransport& transport() { return *transport_; }
+  const Endpoints& endpoints() const { return endpoints_; }
+
+  Result<LiveState> Refresh(const std::vector<std::string>& projects,
+                            const RefreshOptions& options = {}) {
+    return cloud::Refresh(gke_, compute_, projects, options);
+  }
+
+ private:
+  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<TokenProvider> tokens_;
+  Endpoints endpoints_;
+  CallCounter calls_;
+  ApiCaller caller_;
+  GkeClient gke_;
+  ComputeClient compute_;
+  OperationPoller poller_;
+};
+
+}  // namespace tpu::cloud

@@ -1,0 +1,81 @@
+// The Compute Engine (compute/v1) calls for TPUNodeGroups: workload policies
+// (regional resourcePolicies), instance templates (global) and zonal managed
+// instance groups, their aggregated lists (one call per page across all
+// zones/regions, every page followed), and operations. Mutating calls return
+// the Operation Compute started; poll it with GetOperation, or WaitOperation
+// (server-side wait, ≤ ~2 minutes, blocks the calling thread: not for the
+// executor's hot path).
+//
+// Thread-safe (stateless over a thread-safe ApiCaller).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cloud/api_caller.h"
+#include "cloud/api_error.h"
+#include "cloud/types.h"
+
+namespace tpu::cloud {
+
+class ComputeClient {
+ public:
+  // Aggregated list page size (the API's maximum).
+  static constexpr int kMaxResults = 500;
+
+  // `compute_v1` as in Endpoints ("https://compute.googleapis.com/compute/v1/").
+  ComputeClient(ApiCaller* caller, std::string compute_v1)
+      : caller_(caller), root_(std::move(compute_v1)) {}
+
+  // Workload policies: policy.region and policy.name must be set.
+  ApiResult<Operation> InsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy);
+  ApiResult<WorkloadPolicy> GetWorkloadPolicy(const std::string& project, const std::string& region,
+                                              const std::string& name);
+  ApiResult<Operation> DeleteWorkloadPolicy(const std::string& project, const std::string& region,
+                                            const std::string& name);
+
+  ApiResult<Operation> InsertInstanceTemplate(const std::string& project, const InstanceTemplate& tmpl);
+  ApiResult<InstanceTemplate> GetInstanceTemplate(const std::string& project, const std::string& name);
+  ApiResult<Operation> DeleteInstanceTemplate(const std::string& project, const std::string& name);
+
+  // igm.zone and igm.name must be set.
+  ApiResult<Operation> InsertInstanceGroupManager(const std::string& project,
+                                                  const InstanceGroupManager& igm);
+  ApiResult<InstanceGroupManager> GetInstanceGroupManager(const std::string& project,
+                                                          const std::string& zone,
+                                                          const std::string& name);
+  ApiResult<Operation> DeleteInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                  const std::string& name);
+  ApiResult<Operation> ResizeInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                  const std::string& name, int size);
+
+  // Aggregated lists, all pages. Resource policies that are not workload
+  // policies are skipped.
+  ApiResult<std::vector<WorkloadPolicy>> ListWorkloadPolicies(const std::string& project);
+  ApiResult<std::vector<InstanceTemplate>> ListInstanceTemplates(const std::string& project);
+  ApiResult<std::vector<InstanceGroupManager>> ListInstanceGroupManagers(const std::string& project);
+  // aggregated/operations; with only_running, filter=status!=DONE (also applied
+  // client-side in case the server ignores the filter).
+  ApiResult<std::vector<Operation>> ListOperations(const std::string& project, bool only_running);
+
+  // GET the operation by its scope: op.scope "zones"/"regions"/"global",
+  // op.location the zone or region, op.name, op.project.
+  ApiResult<Operation> GetOperation(const Operation& op);
+  // POST …/operations/O/wait: returns when DONE or after the server's wait limit.
+  ApiResult<Operation> WaitOperation(const Operation& op);
+
+ private:
+  std::string Url(const std::string& path) const { return root_ + path; }
+  ApiResult<Operation> CallOperation(const std::string& method, const std::string& path,
+                                     const nlohmann::json* body);
+  // Follows nextPageToken through aggregated/<collection>, calling `each` with
+  // every element of every scope's `field` array.
+  template <typename Each>
+  ApiResult<bool> ListAggregated(const std::string& project, const std::string& collection,
+                                 const std::string& field, const std::string& filter, Each each);
+
+  ApiCaller* caller_;
+  std::string root_;
+};
+
+}  // namespace tpu::cloud

@@ -1,0 +1,41 @@
+// Compute v1 JSON ↔ the types of types.h (field names from compute.proto's
+// JSON mapping). int64 fields arrive as strings ("diskSizeGb": "100") and are
+// accepted as numbers too.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "cloud/types.h"
+
+namespace tpu::cloud {
+
+// ResourcePolicy with a workloadPolicy {type, acceleratorTopology}.
+nlohmann::json WorkloadPolicyToJson(const WorkloadPolicy& p);
+Result<WorkloadPolicy> WorkloadPolicyFromJson(const nlohmann::json& j);
+bool IsWorkloadPolicyJson(const nlohmann::json& j);
+
+// InstanceTemplate with properties {machineType, scheduling, reservationAffinity,
+// disks[boot], networkInterfaces, serviceAccounts, tags, metadata, resourcePolicies}.
+nlohmann::json InstanceTemplateToJson(const InstanceTemplate& t);
+Result<InstanceTemplate> InstanceTemplateFromJson(const nlohmann::json& j);
+
+// InstanceGroupManager {instanceTemplate, baseInstanceName, targetSize,
+// targetSizePolicy{mode}, status{isStable}}.
+nlohmann::json InstanceGroupManagerToJson(const InstanceGroupManager& m);
+Result<InstanceGroupManager> InstanceGroupManagerFromJson(const nlohmann::json& j);
+
+// compute#operation. scope/location from the zone or region URL (global otherwise);
+// error_code = httpErrorStatusCode, error_reason/message from error.errors[0].
+Result<Operation> ComputeOperationFromJson(const nlohmann::json& j, const std::string& project = "");
+nlohmann::json ComputeOperationToJson(const Operation& op);
+
+// The last path segment of a URL ("…/zones/us-central1-a" → "us-central1-a").
+std::string LastSegment(const std::string& url);
+// The segment after `key` in a URL path ("…/projects/p/zones/z", "projects" → "p").
+std::string SegmentAfter(const std::string& url, const std::string& key);
+
+}  // namespace tpu::cloud

@@ -1,0 +1,38 @@
+// Live state in O(projects) calls (DESIGN §4, issue 4): per project one
+// GET v1/projects/P/locations/-/clusters (node pools embedded) and one
+// aggregated list per Compute collection (resourcePolicies, instanceTemplates,
+// instanceGroupManagers), every page followed. Running operations are listed
+// only when asked (apply's crash recovery): + GKE locations/-/operations and
+// Compute aggregated/operations. Plan's refresh is therefore 4 calls per
+// project, plus one per extra page of a Compute collection beyond 500 items.
+//
+// Projects are refreshed in parallel by at most `parallelism` threads, started
+// and joined inside Refresh (no thread outlives the call).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "cloud/compute_client.h"
+#include "cloud/gke_client.h"
+#include "cloud/types.h"
+
+namespace tpu::cloud {
+
+struct RefreshOptions {
+  bool include_compute = true;      // false: skip the three Compute lists (no TPUNodeGroups)
+  bool include_operations = false;  // fill ProjectState::running_operations
+  int parallelism = 8;              // projects refreshed at once
+};
+
+// Fails with the first project's error, context "refresh project P".
+Result<LiveState> Refresh(GkeClient& gke, ComputeClient& compute,
+                          const std::vector<std::string>& projects,
+                          const RefreshOptions& options = {});
+
+// One project, on the calling thread.
+ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute,
+                                       const std::string& project, const RefreshOptions& options);
+
+}  // namespace tpu::cloud

@@ -1,0 +1,133 @@
+// GitTree and GitRepo over real repositories made with the git CLI.
+#include "source/git_tree.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "source/git_fixture.h"
+#include "source/git_repo.h"
+
+namespace tpu::source {
+namespace {
+
+using manifest::TreeEntry;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace tpu::source::testing;
+
+class GitTreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override { InitRepo(dir_.path()); }
+  GitRepo Open() {
+    Result<GitRepo> r = GitRepo::Open(dir_.str());
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return *r;
+  }
+  TempDir dir_;
+};
+
+TEST_F(GitTreeTest, ListsEntriesWithBlobIdsInNameOrder) {
+  WriteFile(dir_.path() / "deploy/p1/c1/pools.yaml", "kind: TPUNodePool\n");
+  WriteFile(dir_.path() / "deploy/p1/c1.yaml", "x: 1\n");  // git orders "c1.yaml" before the tree "c1"
+  std::string head = CommitAll(dir_.path(), "first");
+  GitRepo repo = Open();
+  Result<GitTree> tree = repo.Tree(head);
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  EXPECT_EQ(tree->Describe(), "commit " + head.substr(0, 7));
+  EXPECT_EQ(tree->commit(), head);
+
+  Result<std::vector<TreeEntry>> root = tree->List("");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  ASSERT_EQ(root->size(), 1u);
+  EXPECT_EQ((*root)[0].name, "deploy");
+  EXPECT_EQ((*root)[0].kind, TreeEntry::Kind::kDirectory);
+
+  Result<std::vector<TreeEntry>> p1 = tree->List("deploy/p1");
+  ASSERT_TRUE(p1.ok()) << p1.status().ToString();
+  ASSERT_EQ(p1->size(), 2u);
+  EXPECT_EQ((*p1)[0].name, "c1");
+  EXPECT_EQ((*p1)[0].kind, TreeEntry::Kind::kDirectory);
+  EXPECT_EQ((*p1)[1].name, "c1.yaml");
+
+  Result<std::vector<TreeEntry>> c1 = tree->List("deploy/p1/c1");
+  ASSERT_TRUE(c1.ok());
+  ASSERT_EQ(c1->size(), 1u);
+  const TreeEntry& file = (*c1)[0];
+  EXPECT_EQ(file.kind, TreeEntry::Kind::kFile);
+  EXPECT_EQ(file.size, 18u);
+  EXPECT_EQ(file.id, Git(dir_.path(), "rev-parse HEAD:deploy/p1/c1/pools.yaml"));
+
+  Result<std::string> bytes = tree->Read("deploy/p1/c1/pools.yaml");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ(*bytes, "kind: TPUNodePool\n");
+}
+
+TEST_F(GitTreeTest, UnchangedFileKeepsItsIdAcrossCommits) {
+  WriteFile(dir_.path() / "deploy/p/a/x.yaml", "a\n");
+  WriteFile(dir_.path() / "deploy/p/b/y.yaml", "b\n");
+  std::string first = CommitAll(dir_.path(), "first");
+  WriteFile(dir_.path() / "deploy/p/b/y.yaml", "b2\n");
+  std::string second = CommitAll(dir_.path(), "second");
+  GitRepo repo = Open();
+  auto id_of = [&](const std::string& commit, const std::string& dir) {
+    Result<GitTree> t = repo.Tree(commit);
+    EXPECT_TRUE(t.ok());
+    return (*t->List(dir))[0].id;
+  };
+  EXPECT_EQ(id_of(first, "deploy/p/a"), id_of(second, "deploy/p/a"));
+  EXPECT_NE(id_of(first, "deploy/p/b"), id_of(second, "deploy/p/b"));
+}
+
+TEST_F(GitTreeTest, SymlinkIsReportedAndNeverFollowed) {
+  WriteFile(dir_.path() / "deploy/p/c/real.yaml", "a: 1\n");
+  Sh("ln -s real.yaml " + Quote((dir_.path() / "deploy/p/c/link.yaml").string()));
+  std::string head = CommitAll(dir_.path(), "link");
+  Result<GitTree> tree = Open().Tree(head);
+  ASSERT_TRUE(tree.ok());
+  Result<std::vector<TreeEntry>> entries = tree->List("deploy/p/c");
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_EQ((*entries)[0].name, "link.yaml");
+  EXPECT_EQ((*entries)[0].kind, TreeEntry::Kind::kSymlink);
+  EXPECT_EQ((*entries)[0].id, "");
+  EXPECT_EQ((*entries)[1].kind, TreeEntry::Kind::kFile);
+  Result<std::string> read = tree->Read("deploy/p/c/link.yaml");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status(), Status::FailedPrecondition("commit " + head.substr(0, 7) +
+                                                      ": deploy/p/c/link.yaml: is a symlink; symlinks are not followed"));
+}
+
+TEST_F(GitTreeTest, MissingPathsAndBadPaths) {
+  WriteFile(dir_.path() / "deploy/p/c/a.yaml", "a\n");
+  std::string head = CommitAll(dir_.path(), "first");
+  Result<GitTree> tree = Open().Tree(head);
+  ASSERT_TRUE(tree.ok());
+  std::string c = "commit " + head.substr(0, 7);
+  EXPECT_EQ(tree->List("deploy/q").status(), Status::NotFound(c + ": deploy/q: no such directory"));
+  EXPECT_EQ(tree->List("deploy/p/c/a.yaml").status(), Status::NotFound(c + ": deploy/p/c/a.yaml: not a directory"));
+  EXPECT_EQ(tree->Read("deploy/p/c/b.yaml").status(), Status::NotFound(c + ": deploy/p/c/b.yaml: no such file"));
+  EXPECT_EQ(tree->Read("deploy/p").status(), Status::FailedPrecondition(c + ": deploy/p: is a directory"));
+  EXPECT_EQ(tree->Read("deploy/../etc").status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(tree->Read("/etc/passwd").status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(tree->List("deploy//p").status().code(), Status::Code::kInvalidArgument);
+}
+
+TEST_F(GitTreeTest, CorruptBlobIsAnErrorNamingThePath) {
+  WriteFile(dir_.path() / "deploy/p/c/a.yaml", "a: 1\n");
+  std::string head = CommitAll(dir_.path(), "first");
+  std::string blob = Git(dir_.path(), "rev-parse HEAD:deploy/p/c/a.yaml");
+  fs::path object = dir_.path() / ".git/objects" / blob.substr(0, 2) / blob.substr(2);
+  fs::permissions(object, fs::perms::owner_write, fs::perm_options::add);
+  WriteFile(object, "this is not zlib data");
+  Result<GitTree> tree = Open().Tree(head);
+  ASSERT_TRUE(tree.ok());
+  Result<std::string> read = tree->Read("deploy/p/c/a.yaml");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), Status::Code::kInternal);
+  EXPECT_THAT(read.status().message(),
+              HasSubstr("commit " + head.substr(0, 7) + ": deploy/p/c/a.yaml (blob " + blob.substr(0, 7) +
+                        "): corrupt or missing object: "));
+}
+
+}  // namespace
+}  // namespace tpu::source

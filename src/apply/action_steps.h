@@ -1,0 +1,32 @@
+// The API steps that carry out one plan action (DESIGN.md §6): which calls, in
+// which order, which errors are fine (a delete that finds nothing), and what a
+// stockout cleans up. Node pools: create, delete, resize, the in-place update
+// calls, and replace as delete-then-create (DeleteBeforeCreate, the default:
+// TPU capacity and reservations are scarce). Compute: insert and delete of
+// workload policies, instance templates and MIGs, MIG resize.
+#pragma once
+
+#include <vector>
+
+#include "apply/step_task.h"
+#include "cloud/compute_client.h"
+#include "cloud/gke_client.h"
+#include "plan/model.h"
+
+namespace tpu::apply {
+
+struct Clients {
+  cloud::GkeClient* gke = nullptr;
+  cloud::ComputeClient* compute = nullptr;
+  cloud::OperationPoller* poller = nullptr;
+};
+
+// The steps for `action`, or an error for an action apply cannot carry out.
+Result<std::vector<Step>> StepsFor(const plan::Action& action, const plan::TargetPlan& target,
+                                   const Clients& clients);
+
+// A step that only waits for an operation someone already started (a previous,
+// interrupted run): found through the operations list, never held in memory.
+Step AwaitExisting(const cloud::Operation& op);
+
+}  // namespace tpu::apply

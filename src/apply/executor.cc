@@ -1,0 +1,165 @@
+// Executor: plan actions → scheduler tasks, with earlier runs' operations awaited first.
+#include "apply/executor.h"
+
+#include <map>
+#include <set>
+
+namespace tpu::apply {
+namespace {
+
+// "…/projects/P/locations/L/clusters/C/nodePools/N" → {P, L, C, N}; empty when
+// the link is not a node pool's (or a cluster's, then N is empty).
+struct GkeLink {
+  std::string project, location, cluster, pool;
+};
+std::optional<GkeLink> ParseGkeLink(const std::string& link) {
+  auto part = [&](const std::string& key) -> std::string {
+    auto p = link.find("/" + key + "/");
+    if (p == std::string::npos) return "";
+    p += key.size() + 2;
+    return link.substr(p, link.find('/', p) - p);
+  };
+  GkeLink g{part("projects"), part("locations"), part("clusters"), part("nodePools")};
+  if (g.project.empty() || g.location.empty() || g.cluster.empty()) {
+    // Zonal v1 links spell the location "zones".
+    g.location = g.location.empty() ? part("zones") : g.location;
+    if (g.project.empty() || g.location.empty() || g.cluster.empty()) return std::nullopt;
+  }
+  return g;
+}
+
+// The last path segment of a Compute self link, and its scope location.
+std::string LastSegment(const std::string& link) {
+  auto p = link.find_last_of('/');
+  return p == std::string::npos ? link : link.substr(p + 1);
+}
+
+// An action apply cannot carry out (a plan that asks for an impossible call).
+class FailedTask : public Task {
+ public:
+  explicit FailedTask(Status why) : why_(std::move(why)) {}
+  Outcome Advance() override { return Outcome::Failed(why_); }
+
+ private:
+  Status why_;
+};
+
+}  // namespace
+
+std::string LaneOf(const std::string& project, const std::string& location,
+                   const std::string& cluster) {
+  return "gke:" + project + "/" + location + "/" + cluster;
+}
+
+int ApplyReport::ExitCode() const {
+  if (failed > 0 || skipped > 0 || cancelled > 0) return 1;
+  if (waiting_for_capacity > 0) return 3;
+  return 0;
+}
+
+Executor::Executor(Clients clients, ExecuteOptions options, Scheduler::Observer observer)
+    : clients_(clients),
+      options_(std::move(options)),
+      scheduler_({options_.parallelism, options_.threads}, std::move(observer)) {}
+
+void Executor::Cancel() { scheduler_.Cancel(); }
+
+std::vector<TaskResult> Executor::Snapshot() const { return scheduler_.Snapshot(); }
+
+ApplyReport Executor::Run(const plan::Plan& plan) {
+  auto start = std::chrono::steady_clock::now();
+  ApplyReport report;
+  uint64_t seed = options_.steps.seed;
+  auto add = [&](TaskSpec spec, std::vector<Step> steps) {
+    StepTaskOptions o = options_.steps;
+    o.seed = seed++;
+    auto task = std::make_unique<StepTask>(clients_.poller, o, std::move(steps));
+    step_tasks_.push_back(task.get());
+    scheduler_.Add(std::move(spec), std::move(task));
+  };
+
+  // Which lanes and resources this plan touches, to know which earlier
+  // operations to wait for.
+  std::set<std::string> lanes;
+  std::map<std::string, std::string> compute_names;  // "P/name" → resource id
+  for (const auto& t : plan.targets) {
+    if (!t.executable()) continue;
+    for (const auto& a : t.actions) {
+      if (!a.changes_something()) continue;
+      if (a.resource.kind == plan::ResourceKind::kNodePool)
+        lanes.insert(LaneOf(a.resource.project, a.resource.location, a.resource.cluster));
+      else
+        compute_names[a.resource.project + "/" + a.resource.name] = a.resource.Id();
+    }
+  }
+
+  // Earlier runs' operations: GKE ones at the head of their cluster's lane;
+  // Compute ones before the action on the same resource.
+  std::map<std::string, std::vector<std::string>> awaits_for;  // resource id → await task ids
+  int n = 0;
+  for (const auto& op : options_.running_operations) {
+    if (op.done()) continue;
+    std::string id = "await:" + op.name;
+    if (op.api == cloud::Operation::Api::kGke) {
+      auto link = ParseGkeLink(op.target_link);
+      if (!link) continue;
+      std::string lane = LaneOf(link->project, link->location, link->cluster);
+      if (!lanes.count(lane)) continue;
+      add({id, lane, {}, "wait for " + op.name}, {AwaitExisting(op)});
+    } else {
+      auto it = compute_names.find(op.project + "/" + LastSegment(op.target_link));
+      if (it == compute_names.end()) continue;
+      awaits_for[it->second].push_back(id);
+      add({id, "", {}, "wait for " + op.name}, {AwaitExisting(op)});
+    }
+    ++n;
+  }
+  report.awaited = n;
+
+  std::map<std::string, std::string> plan_ids;  // resource id → task id, for depends_on
+  for (const auto& t : plan.targets) {
+    if (!t.executable()) continue;
+    for (const auto& a : t.actions)
+      if (a.changes_something()) plan_ids[a.resource.Id()] = a.resource.Id();
+  }
+  for (const auto& t : plan.targets) {
+    if (!t.executable()) continue;
+    for (const auto& a : t.actions) {
+      if (!a.changes_something()) continue;
+      TaskSpec spec;
+      spec.id = a.resource.Id();
+      spec.description = std::string(plan::ActionKindName(a.kind)) + " " + a.resource.Id();
+      if (a.resource.kind == plan::ResourceKind::kNodePool)
+        spec.lane = LaneOf(a.resource.project, a.resource.location, a.resource.cluster);
+      for (const auto& dep : a.depends_on)
+        if (plan_ids.count(dep)) spec.after.push_back(dep);
+      for (const auto& w : awaits_for[spec.id]) spec.after.push_back(w);
+      auto steps = StepsFor(a, t, clients_);
+      if (!steps.ok()) {
+        // Still scheduled, so it shows as failed and its dependents are skipped.
+        scheduler_.Add(std::move(spec), std::make_unique<FailedTask>(steps.status()));
+        continue;
+      }
+      add(std::move(spec), std::move(steps.value()));
+    }
+  }
+
+  report.tasks = scheduler_.Run();
+  for (const auto& r : report.tasks) {
+    bool await = r.id.rfind("await:", 0) == 0;
+    switch (r.state) {
+      case TaskResult::State::kDone: report.applied += await ? 0 : 1; break;
+      case TaskResult::State::kFailed: ++report.failed; break;
+      case TaskResult::State::kWaitingForCapacity: ++report.waiting_for_capacity; break;
+      case TaskResult::State::kSkipped: ++report.skipped; break;
+      case TaskResult::State::kCancelled: ++report.cancelled; break;
+      default: break;
+    }
+  }
+  for (const StepTask* t : step_tasks_) report.retries += t->retries();
+  report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  return report;
+}
+
+}  // namespace tpu::apply

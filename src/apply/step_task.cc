@@ -1,0 +1,113 @@
+// StepTask: mutation → operation polls → next step, with retries and stockouts.
+#include "apply/step_task.h"
+
+#include <spdlog/spdlog.h>
+
+namespace tpu::apply {
+
+bool IsStockout(const cloud::Operation& op) {
+  if (!op.failed()) return false;
+  for (const char* marker : {"GCE_STOCKOUT", "ZONE_RESOURCE_POOL_EXHAUSTED", "STOCKOUT",
+                             "does not have enough resources available"}) {
+    if (op.error_reason.find(marker) != std::string::npos ||
+        op.error_message.find(marker) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+StepTask::StepTask(cloud::OperationPoller* poller, StepTaskOptions options,
+                   std::vector<Step> steps)
+    : poller_(poller), options_(options), steps_(std::move(steps)), rng_(options.seed) {}
+
+Outcome StepTask::Advance() {
+  if (index_ >= steps_.size()) return NextStep();
+  return op_ ? Poll() : Call();
+}
+
+Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what) {
+  auto now = std::chrono::steady_clock::now();
+  if (retry_attempt_ == 0) first_failure_ = now;
+  if (retry_attempt_ >= options_.budget.max_retries ||
+      now - first_failure_ >= options_.budget.deadline) {
+    return Outcome::Failed(error.ToStatus().WithContext(
+        what + ": gave up after " + std::to_string(retry_attempt_) + " retries"));
+  }
+  auto delay = options_.retry.Delay(error, retry_attempt_, rng_());
+  ++retry_attempt_;
+  ++total_retries_;
+  spdlog::debug("{}: retry {} in {} ms: {}", what, retry_attempt_, delay.count(),
+                error.ToStatus().message());
+  return Outcome::Again(delay, what + ": retrying (" + error.ToStatus().message() + ")");
+}
+
+Outcome StepTask::Call() {
+  const Step& step = steps_[index_];
+  auto result = step.call();
+  if (!result.ok()) {
+    const cloud::ApiError& e = result.error();
+    if (e.retryable()) return Retry(e, step.what);
+    if (step.done_despite && step.done_despite(e)) {
+      ++index_;
+      retry_attempt_ = 0;
+      return NextStep();
+    }
+    return Outcome::Failed(result.status().WithContext(step.what));
+  }
+  retry_attempt_ = 0;
+  op_ = std::move(result.value());
+  poll_attempt_ = 0;
+  if (op_->done()) return Poll();  // rare: finished at once; Poll() handles the result
+  return Outcome::Again(options_.poll.Delay(poll_attempt_++, rng_()),
+                        step.what + ": waiting for " + op_->name);
+}
+
+Outcome StepTask::Poll() {
+  const Step& step = steps_[index_];
+  if (!op_->done()) {
+    auto polled = poller_->Poll(*op_);
+    if (!polled.ok()) {
+      const cloud::ApiError& e = polled.error();
+      if (e.retryable()) return Retry(e, step.what);
+      if (e.not_found()) {
+        // Operations are garbage-collected eventually; the next plan reads the
+        // resource itself, so count the step as done rather than fail.
+        op_.reset();
+        ++index_;
+        return NextStep();
+      }
+      return Outcome::Failed(polled.status().WithContext(step.what + ": polling " + op_->name));
+    }
+    retry_attempt_ = 0;
+    op_ = std::move(polled.value());
+    if (!op_->done())
+      return Outcome::Again(options_.poll.Delay(poll_attempt_++, rng_()),
+                            step.what + ": waiting for " + op_->name);
+  }
+  cloud::Operation op = std::move(*op_);
+  op_.reset();
+  if (op.failed() && !step.tolerate_failed_operation) {
+    if (IsStockout(op) && !step.on_stockout.empty() && !stockout_) {
+      stockout_ = true;
+      stockout_status_ = Status::ResourceExhausted(step.what + ": " + op.error_message);
+      std::vector<Step> cleanup = step.on_stockout;
+      steps_.erase(steps_.begin() + static_cast<long>(index_), steps_.end());
+      steps_.insert(steps_.end(), cleanup.begin(), cleanup.end());
+      return Outcome::Again(std::chrono::milliseconds(0), "no capacity: cleaning up");
+    }
+    if (IsStockout(op)) return Outcome::WaitingForCapacity(Status::ResourceExhausted(
+        step.what + ": " + op.error_message));
+    return Outcome::Failed(Status::Internal(step.what + ": operation " + op.name + " failed: " +
+                                            op.error_message));
+  }
+  ++index_;
+  return NextStep();
+}
+
+Outcome StepTask::NextStep() {
+  if (index_ < steps_.size()) return Outcome::Again(std::chrono::milliseconds(0));
+  if (stockout_) return Outcome::WaitingForCapacity(stockout_status_);
+  return Outcome::Done();
+}
+
+}  // namespace tpu::apply

@@ -1,0 +1,88 @@
+// StepTask: an action as a list of steps, each one mutating API call followed
+// by waiting for the operation it started — the shape of every create, delete,
+// resize, update and replace in DESIGN.md §6.
+//
+// Each Advance() makes one call: the step's mutation, or one poll of its
+// operation. Retryable errors (429, 5xx, dropped connections, GKE's
+// "incompatible operation") come back as Outcome::Again after a jittered
+// backoff honouring Retry-After, up to the retry budget; other errors go to the
+// step's handler or fail the action with the API's message. An operation that
+// ends in a stockout runs the step's cleanup (delete the ERROR pool it left)
+// and ends the task in WaitingForCapacity.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "apply/task.h"
+#include "cloud/api_error.h"
+#include "cloud/operation_poll.h"
+#include "cloud/types.h"
+
+namespace tpu::apply {
+
+struct RetryBudget {
+  int max_retries = 12;  // per call
+  std::chrono::milliseconds deadline{15 * 60'000};  // per call, from its first failure
+};
+
+struct StepTaskOptions {
+  cloud::PollSchedule poll;
+  cloud::RetrySchedule retry;
+  RetryBudget budget;
+  uint64_t seed = 0;
+};
+
+struct Step {
+  // What the step does, for progress and errors: "delete node pool p/l/c/n".
+  std::string what;
+  // The mutation. Called again after a retryable error.
+  std::function<cloud::ApiResult<cloud::Operation>()> call;
+  // A non-retryable call error the step tolerates: return true to count the
+  // step as done (a delete that finds nothing: 404).
+  std::function<bool(const cloud::ApiError&)> done_despite;
+  // When set and the operation ends in a stockout, run these steps and end the
+  // task in WaitingForCapacity.
+  std::vector<Step> on_stockout;
+  // The operation's own failure is not this action's (waiting for an operation
+  // an earlier run started: the next plan sees what it left).
+  bool tolerate_failed_operation = false;
+};
+
+class StepTask : public Task {
+ public:
+  StepTask(cloud::OperationPoller* poller, StepTaskOptions options, std::vector<Step> steps);
+  Outcome Advance() override;
+
+  // Counters for tests and the reliability report.
+  int retries() const { return total_retries_; }
+
+ private:
+  Outcome Call();
+  Outcome Poll();
+  Outcome NextStep();
+  Outcome Retry(const cloud::ApiError& error, const std::string& what);
+
+  cloud::OperationPoller* poller_;
+  StepTaskOptions options_;
+  std::vector<Step> steps_;
+  size_t index_ = 0;
+  std::optional<cloud::Operation> op_;
+  int poll_attempt_ = 0;
+  int retry_attempt_ = 0;
+  std::chrono::steady_clock::time_point first_failure_{};
+  int total_retries_ = 0;
+  bool stockout_ = false;       // running on_stockout steps
+  Status stockout_status_;
+  std::mt19937_64 rng_;
+};
+
+// True when a finished operation failed for lack of capacity (GCE_STOCKOUT,
+// ZONE_RESOURCE_POOL_EXHAUSTED and their spellings in messages).
+bool IsStockout(const cloud::Operation& op);
+
+}  // namespace tpu::apply

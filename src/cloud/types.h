@@ -148,6 +148,7 @@ struct InstanceGroupManager {
   std::string base_instance_name;
   int target_size = 0;
   std::string target_size_policy_mode;  // BULK | INDIVIDUAL
+  std::string workload_policy;     // URL, resourcePolicies.workloadPolicy (tpu7x slices)
   std::string status;              // isStable etc. summarised: STABLE | UPDATING
   std::string self_link;
 };

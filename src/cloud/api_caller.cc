@@ -1,0 +1,83 @@
+// ApiCaller: token, headers, counting and error parsing around one HTTP call.
+#include "cloud/api_caller.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace tpu::cloud {
+
+void CallCounter::Record(const std::string& method, int http_status) {
+  (method == "GET" ? reads_ : mutations_).fetch_add(1);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++by_method_code_[method + " " + std::to_string(http_status)];
+}
+
+std::map<std::string, int64_t> CallCounter::ByMethodAndCode() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return by_method_code_;
+}
+
+void CallCounter::Reset() {
+  reads_ = 0;
+  mutations_ = 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  by_method_code_.clear();
+}
+
+std::string CallName(const std::string& method, const std::string& url) {
+  auto p = url.find("/projects/");
+  std::string path = p == std::string::npos ? url : url.substr(p + 1);
+  auto q = path.find('?');
+  if (q != std::string::npos) path = path.substr(0, q);
+  return method + " " + path;
+}
+
+std::string UrlEncode(const std::string& value) {
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::string& url,
+                                          const std::optional<nlohmann::json>& body) {
+  const std::string call = CallName(method, url);
+  HttpRequest request;
+  request.method = method;
+  request.url = url;
+  auto token = tokens_->Token();
+  if (!token.ok()) return ApiErrorFromTransport(call, token.status().WithContext("credentials"));
+  if (!token->empty()) request.headers.emplace_back("Authorization", "Bearer " + *token);
+  request.headers.emplace_back("Accept", "application/json");
+  if (body) {
+    request.headers.emplace_back("Content-Type", "application/json");
+    request.body = body->dump();
+  }
+  auto response = transport_->Send(request);
+  if (!response.ok()) {
+    if (counter_) counter_->Record(method, 0);
+    return ApiErrorFromTransport(call, response.status());
+  }
+  if (counter_) counter_->Record(method, response->status);
+  if (response->status < 200 || response->status >= 300) return ApiErrorFromResponse(call, *response);
+  if (response->body.empty()) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    ApiError e;
+    e.call = call;
+    e.http_status = response->status;
+    e.parse_error = true;
+    e.message = "response is not JSON";
+    return e;
+  }
+  return j;
+}
+
+}  // namespace tpu::cloud

@@ -1,0 +1,239 @@
+// ComputeClient: URLs, bodies, aggregated-list paging and parsing for compute/v1.
+#include "cloud/compute_client.h"
+
+#include "cloud/compute_wire.h"
+
+namespace tpu::cloud {
+namespace {
+
+using nlohmann::json;
+
+ApiError ParseFailure(const std::string& call, const Status& s) {
+  ApiError e;
+  e.call = call;
+  e.http_status = 200;
+  e.parse_error = true;
+  e.message = s.message();
+  return e;
+}
+
+// Fills in the project and scope a Compute operation lives in, when the
+// response did not say (the emulator and old API versions may omit them).
+void FillOperationScope(Operation* op, const std::string& project, const std::string& scope,
+                        const std::string& location) {
+  if (op->project.empty()) op->project = project;
+  if (op->scope == "global" && scope != "global") {
+    op->scope = scope;
+    op->location = location;
+  }
+}
+
+}  // namespace
+
+ApiResult<Operation> ComputeClient::CallOperation(const std::string& method, const std::string& path,
+                                                  const json* body) {
+  auto j = body ? caller_->Call(method, Url(path), *body) : caller_->Call(method, Url(path));
+  if (!j.ok()) return j.error();
+  std::string project = SegmentAfter(path, "projects");
+  auto op = ComputeOperationFromJson(*j, project);
+  if (!op.ok()) return ParseFailure(method + " " + path, op.status());
+  if (std::string zone = SegmentAfter(path, "zones"); !zone.empty()) {
+    FillOperationScope(&*op, project, "zones", zone);
+  } else if (std::string region = SegmentAfter(path, "regions"); !region.empty()) {
+    FillOperationScope(&*op, project, "regions", region);
+  }
+  return std::move(*op);
+}
+
+template <typename Each>
+ApiResult<bool> ComputeClient::ListAggregated(const std::string& project, const std::string& collection,
+                                              const std::string& field, const std::string& filter, Each each) {
+  std::string path = "projects/" + project + "/aggregated/" + collection;
+  std::string page_token;
+  do {
+    std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) + "&returnPartialSuccess=false";
+    if (!filter.empty()) url += "&filter=" + UrlEncode(filter);
+    if (!page_token.empty()) url += "&pageToken=" + UrlEncode(page_token);
+    auto j = caller_->Call("GET", url);
+    if (!j.ok()) return j.error();
+    if (j->contains("items") && (*j)["items"].is_object()) {
+      for (auto& [scope, list] : (*j)["items"].items()) {
+        if (!list.is_object() || !list.contains(field) || !list[field].is_array()) continue;
+        for (const auto& item : list[field]) {
+          Status s = each(scope, item);
+          if (!s.ok()) return ParseFailure("GET " + path, s);
+        }
+      }
+    }
+    if (j->contains("unreachables") && (*j)["unreachables"].is_array() && !(*j)["unreachables"].empty()) {
+      // A partial list would read as deleted resources: refuse it.
+      ApiError e;
+      e.call = "GET " + path;
+      e.http_status = 503;
+      e.status = "UNAVAILABLE";
+      e.message = "aggregated list has unreachable scopes: " + (*j)["unreachables"].dump();
+      return e;
+    }
+    page_token = j->contains("nextPageToken") && (*j)["nextPageToken"].is_string()
+                     ? (*j)["nextPageToken"].get<std::string>() : "";
+  } while (!page_token.empty());
+  return true;
+}
+
+ApiResult<Operation> ComputeClient::InsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy) {
+  WorkloadPolicy body_policy = policy;
+  body_policy.region.clear();  // in the path; the API fills the URL form
+  auto body = WorkloadPolicyToJson(body_policy);
+  return CallOperation("POST", "projects/" + project + "/regions/" + policy.region + "/resourcePolicies", &body);
+}
+
+ApiResult<WorkloadPolicy> ComputeClient::GetWorkloadPolicy(const std::string& project, const std::string& region,
+                                                           const std::string& name) {
+  std::string path = "projects/" + project + "/regions/" + region + "/resourcePolicies/" + name;
+  auto j = caller_->Call("GET", Url(path));
+  if (!j.ok()) return j.error();
+  auto p = WorkloadPolicyFromJson(*j);
+  if (!p.ok()) return ParseFailure("GET " + path, p.status());
+  if (p->region.empty()) p->region = region;
+  return std::move(*p);
+}
+
+ApiResult<Operation> ComputeClient::DeleteWorkloadPolicy(const std::string& project, const std::string& region,
+                                                         const std::string& name) {
+  return CallOperation("DELETE", "projects/" + project + "/regions/" + region + "/resourcePolicies/" + name, nullptr);
+}
+
+ApiResult<Operation> ComputeClient::InsertInstanceTemplate(const std::string& project, const InstanceTemplate& t) {
+  auto body = InstanceTemplateToJson(t);
+  return CallOperation("POST", "projects/" + project + "/global/instanceTemplates", &body);
+}
+
+ApiResult<InstanceTemplate> ComputeClient::GetInstanceTemplate(const std::string& project, const std::string& name) {
+  std::string path = "projects/" + project + "/global/instanceTemplates/" + name;
+  auto j = caller_->Call("GET", Url(path));
+  if (!j.ok()) return j.error();
+  auto t = InstanceTemplateFromJson(*j);
+  if (!t.ok()) return ParseFailure("GET " + path, t.status());
+  return std::move(*t);
+}
+
+ApiResult<Operation> ComputeClient::DeleteInstanceTemplate(const std::string& project, const std::string& name) {
+  return CallOperation("DELETE", "projects/" + project + "/global/instanceTemplates/" + name, nullptr);
+}
+
+ApiResult<Operation> ComputeClient::InsertInstanceGroupManager(const std::string& project,
+                                                               const InstanceGroupManager& igm) {
+  InstanceGroupManager body_igm = igm;
+  body_igm.zone.clear();
+  auto body = InstanceGroupManagerToJson(body_igm);
+  return CallOperation("POST", "projects/" + project + "/zones/" + igm.zone + "/instanceGroupManagers", &body);
+}
+
+ApiResult<InstanceGroupManager> ComputeClient::GetInstanceGroupManager(const std::string& project,
+                                                                       const std::string& zone,
+                                                                       const std::string& name) {
+  std::string path = "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name;
+  auto j = caller_->Call("GET", Url(path));
+  if (!j.ok()) return j.error();
+  auto m = InstanceGroupManagerFromJson(*j);
+  if (!m.ok()) return ParseFailure("GET " + path, m.status());
+  if (m->zone.empty()) m->zone = zone;
+  return std::move(*m);
+}
+
+ApiResult<Operation> ComputeClient::DeleteInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                               const std::string& name) {
+  return CallOperation("DELETE", "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name,
+                       nullptr);
+}
+
+ApiResult<Operation> ComputeClient::ResizeInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                               const std::string& name, int size) {
+  json empty = json::object();
+  return CallOperation("POST",
+                       "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name +
+                           "/resize?size=" + std::to_string(size),
+                       &empty);
+}
+
+ApiResult<std::vector<WorkloadPolicy>> ComputeClient::ListWorkloadPolicies(const std::string& project) {
+  std::vector<WorkloadPolicy> out;
+  auto r = ListAggregated(project, "resourcePolicies", "resourcePolicies", "",
+                          [&](const std::string& scope, const json& item) -> Status {
+                            if (!IsWorkloadPolicyJson(item)) return Status::OK();
+                            auto p = WorkloadPolicyFromJson(item);
+                            if (!p.ok()) return p.status();
+                            if (p->region.empty()) p->region = LastSegment(scope);
+                            out.push_back(std::move(*p));
+                            return Status::OK();
+                          });
+  if (!r.ok()) return r.error();
+  return out;
+}
+
+ApiResult<std::vector<InstanceTemplate>> ComputeClient::ListInstanceTemplates(const std::string& project) {
+  std::vector<InstanceTemplate> out;
+  auto r = ListAggregated(project, "instanceTemplates", "instanceTemplates", "",
+                          [&](const std::string&, const json& item) -> Status {
+                            auto t = InstanceTemplateFromJson(item);
+                            if (!t.ok()) return t.status();
+                            out.push_back(std::move(*t));
+                            return Status::OK();
+                          });
+  if (!r.ok()) return r.error();
+  return out;
+}
+
+ApiResult<std::vector<InstanceGroupManager>> ComputeClient::ListInstanceGroupManagers(const std::string& project) {
+  std::vector<InstanceGroupManager> out;
+  auto r = ListAggregated(project, "instanceGroupManagers", "instanceGroupManagers", "",
+                          [&](const std::string& scope, const json& item) -> Status {
+                            auto m = InstanceGroupManagerFromJson(item);
+                            if (!m.ok()) return m.status();
+                            if (m->zone.empty()) m->zone = LastSegment(scope);
+                            out.push_back(std::move(*m));
+                            return Status::OK();
+                          });
+  if (!r.ok()) return r.error();
+  return out;
+}
+
+ApiResult<std::vector<Operation>> ComputeClient::ListOperations(const std::string& project, bool only_running) {
+  std::vector<Operation> out;
+  auto r = ListAggregated(project, "operations", "operations", only_running ? "status != DONE" : "",
+                          [&](const std::string& scope, const json& item) -> Status {
+                            auto op = ComputeOperationFromJson(item, project);
+                            if (!op.ok()) return op.status();
+                            if (only_running && op->done()) return Status::OK();
+                            // Scope keys are "zones/Z", "regions/R" or "global".
+                            if (op->scope == "global" && scope != "global") {
+                              auto slash = scope.find('/');
+                              if (slash != std::string::npos) {
+                                op->scope = scope.substr(0, slash);
+                                op->location = scope.substr(slash + 1);
+                              }
+                            }
+                            out.push_back(std::move(*op));
+                            return Status::OK();
+                          });
+  if (!r.ok()) return r.error();
+  return out;
+}
+
+static std::string OperationPath(const Operation& op) {
+  std::string scope = op.scope.empty() ? "global" : op.scope;
+  std::string path = "projects/" + op.project + "/";
+  if (scope == "global") return path + "global/operations/" + op.name;
+  return path + scope + "/" + op.location + "/operations/" + op.name;
+}
+
+ApiResult<Operation> ComputeClient::GetOperation(const Operation& op) {
+  return CallOperation("GET", OperationPath(op), nullptr);
+}
+
+ApiResult<Operation> ComputeClient::WaitOperation(const Operation& op) {
+  json empty = json::object();
+  return CallOperation("POST", OperationPath(op) + "/wait", &empty);
+}
+
+}  // namespace tpu::cloud

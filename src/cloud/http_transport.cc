@@ -1,0 +1,15 @@
+// HttpResponse helpers.
+#include "cloud/http_transport.h"
+
+#include <strings.h>
+
+namespace tpu::cloud {
+
+std::optional<std::string> HttpResponse::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), k.size()) == 0) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tpu::cloud

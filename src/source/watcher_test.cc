@@ -1,0 +1,189 @@
+// Watcher over real checkouts: commits, new directories, bursts, overflow,
+// wake-ups. Every wait is on the watcher with a generous deadline; nothing
+// asserts how long anything took.
+#include "source/watcher.h"
+
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "source/git_fixture.h"
+#include "source/git_repo.h"
+
+namespace tpu::source {
+namespace {
+
+using ::testing::Contains;
+using ::testing::IsEmpty;
+using namespace tpu::source::testing;
+using Clock = std::chrono::steady_clock;
+using Kind = WatchResult::Kind;
+
+// Long enough never to be hit on a loaded machine; a wait that reaches it has failed.
+constexpr auto kPatience = std::chrono::seconds(20);
+
+class WatcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    InitRepo(dir_.path());
+    WriteFile(dir_.path() / "deploy/p/c/pools.yaml", "a: 1\n");
+    CommitAll(dir_.path(), "first");
+  }
+  std::unique_ptr<Watcher> Start(bool watch_files) {
+    Result<GitRepo> repo = GitRepo::Open(dir_.str());
+    EXPECT_TRUE(repo.ok()) << repo.status().ToString();
+    WatcherOptions o = CheckoutWatchOptions(*repo, watch_files);
+    Result<std::unique_ptr<Watcher>> w = Watcher::Create(o);
+    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    return std::move(*w);
+  }
+  WatchResult WaitForChange(Watcher& w) {
+    Result<WatchResult> r = w.Wait(Clock::now() + kPatience);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->kind, Kind::kChanged);
+    return *r;
+  }
+  // Nothing more is queued or pending: an immediate wait times out.
+  void ExpectQuiet(Watcher& w) {
+    Result<WatchResult> r = w.Wait(Clock::now());
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->kind, Kind::kTimeout);
+    EXPECT_FALSE(w.HasPending());
+  }
+  std::string Path(const std::string& rel) const { return (dir_.path() / rel).string(); }
+  TempDir dir_;
+};
+
+TEST_F(WatcherTest, TimesOutWhenNothingHappens) {
+  auto w = Start(true);
+  ExpectQuiet(*w);
+}
+
+TEST_F(WatcherTest, WakesOnACommit) {
+  auto w = Start(/*watch_files=*/false);
+  Git(dir_.path(), "commit -q --allow-empty -m second");
+  WatchResult r = WaitForChange(*w);
+  EXPECT_TRUE(r.refs_changed);
+  EXPECT_FALSE(r.files_changed);
+  EXPECT_FALSE(r.rescan);
+  EXPECT_THAT(r.paths, Contains(Path(".git/refs/heads/main")));
+  ExpectQuiet(*w);
+}
+
+TEST_F(WatcherTest, WakesOnUpdateRefAndPackedRefs) {
+  auto w = Start(false);
+  std::string head = Git(dir_.path(), "rev-parse HEAD");
+  Git(dir_.path(), "update-ref refs/heads/feature/x " + head);  // a new directory under refs/heads
+  WatchResult r = WaitForChange(*w);
+  EXPECT_TRUE(r.refs_changed);
+  EXPECT_THAT(r.paths, Contains(Path(".git/refs/heads/feature/x")));
+  Git(dir_.path(), "pack-refs --all");
+  EXPECT_TRUE(WaitForChange(*w).refs_changed);
+  Git(dir_.path(), "checkout -q --detach");  // HEAD itself rewritten
+  EXPECT_THAT(WaitForChange(*w).paths, Contains(Path(".git/HEAD")));
+}
+
+TEST_F(WatcherTest, IgnoresIndexOnlyChanges) {
+  auto w = Start(false);
+  WriteFile(dir_.path() / "README.md", "hi\n");
+  Git(dir_.path(), "add README.md");  // rewrites .git/index, moves no ref
+  ExpectQuiet(*w);
+}
+
+TEST_F(WatcherTest, SeesANewFileInANewDirectoryAndWatchesIt) {
+  auto w = Start(/*watch_files=*/true);
+  // Created before the watcher reads the directory's creation: found by the scan of the new directory.
+  WriteFile(dir_.path() / "deploy/q/new/pools.yaml", "b: 1\n");
+  WatchResult r = WaitForChange(*w);
+  EXPECT_TRUE(r.files_changed);
+  EXPECT_FALSE(r.refs_changed);
+  EXPECT_THAT(r.paths, Contains(Path("deploy/q/new/pools.yaml")));
+  // Now watched: a second file there raises its own event.
+  WriteFile(dir_.path() / "deploy/q/new/more.yaml", "c: 1\n");
+  EXPECT_THAT(WaitForChange(*w).paths, Contains(Path("deploy/q/new/more.yaml")));
+  ExpectQuiet(*w);
+}
+
+TEST_F(WatcherTest, WatchesADeployTreeThatAppearsLater) {
+  fs::remove_all(dir_.path() / "deploy");
+  auto w = Start(true);
+  WriteFile(dir_.path() / "deploy/p/c/pools.yaml", "a: 2\n");
+  EXPECT_THAT(WaitForChange(*w).paths, Contains(Path("deploy/p/c/pools.yaml")));
+  WriteFile(dir_.path() / "deploy/p/c/other.yaml", "a: 3\n");
+  EXPECT_THAT(WaitForChange(*w).paths, Contains(Path("deploy/p/c/other.yaml")));
+}
+
+TEST_F(WatcherTest, FollowsARenamedDirectory) {
+  auto w = Start(true);
+  fs::rename(dir_.path() / "deploy/p/c", dir_.path() / "deploy/p/d");
+  WaitForChange(*w);
+  WriteFile(dir_.path() / "deploy/p/d/x.yaml", "x\n");
+  EXPECT_THAT(WaitForChange(*w).paths, Contains(Path("deploy/p/d/x.yaml")));
+}
+
+TEST_F(WatcherTest, DebounceCoalescesABurst) {
+  auto w = Start(true);
+  for (int i = 0; i < 20; ++i) WriteFile(dir_.path() / ("deploy/p/c/f" + std::to_string(i) + ".yaml"), "x\n");
+  Git(dir_.path(), "add -A");
+  Git(dir_.path(), "commit -q -m burst");
+  WatchResult r = WaitForChange(*w);
+  EXPECT_TRUE(r.files_changed);
+  EXPECT_TRUE(r.refs_changed);
+  EXPECT_THAT(r.paths, Contains(Path("deploy/p/c/f0.yaml")));
+  EXPECT_THAT(r.paths, Contains(Path("deploy/p/c/f19.yaml")));
+  ExpectQuiet(*w);  // one wake-up for the whole burst
+}
+
+TEST_F(WatcherTest, OverflowAsksForARescanAndKeepsWatching) {
+  std::ifstream limit_file("/proc/sys/fs/inotify/max_queued_events");
+  long limit = 0;
+  limit_file >> limit;
+  if (limit <= 0 || limit > 100000) GTEST_SKIP() << "max_queued_events is " << limit;
+  auto w = Start(true);
+  // Each new file queues IN_CREATE and IN_CLOSE_WRITE; nobody reads meanwhile.
+  fs::path dir = dir_.path() / "deploy/p/c";
+  for (long i = 0; i < limit / 2 + 100; ++i) std::ofstream(dir / ("f" + std::to_string(i)));
+  // Made after the queue is full: its IN_CREATE is lost, only the rescan can find it.
+  fs::create_directories(dir_.path() / "deploy/p/late");
+  WatchResult r = WaitForChange(*w);
+  EXPECT_TRUE(r.rescan);
+  EXPECT_TRUE(r.files_changed);
+  EXPECT_TRUE(r.refs_changed);
+  ExpectQuiet(*w);
+  WriteFile(dir_.path() / "deploy/p/late/x.yaml", "x\n");
+  WatchResult after = WaitForChange(*w);
+  EXPECT_FALSE(after.rescan);
+  EXPECT_THAT(after.paths, Contains(Path("deploy/p/late/x.yaml")));
+}
+
+TEST_F(WatcherTest, WakeReturnsAtOnceFromAnotherThread) {
+  auto w = Start(true);
+  std::thread t([&] { w->Wake(); });
+  Result<WatchResult> r = w->Wait(Clock::time_point::max());
+  t.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, Kind::kWoken);
+  ExpectQuiet(*w);  // the wake-up is consumed
+}
+
+TEST_F(WatcherTest, WakeDoesNotLoseAPendingChange) {
+  auto w = Start(true);
+  WriteFile(dir_.path() / "deploy/p/c/pools.yaml", "a: 2\n");
+  w->Wake();
+  Result<WatchResult> r = w->Wait(Clock::now() + kPatience);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, Kind::kWoken);
+  EXPECT_THAT(WaitForChange(*w).paths, Contains(Path("deploy/p/c/pools.yaml")));
+}
+
+TEST(WatcherCreateTest, MissingGitDirIsNotFound) {
+  WatcherOptions o;
+  o.git_dir = "/nonexistent/.git";
+  Result<std::unique_ptr<Watcher>> w = Watcher::Create(o);
+  EXPECT_EQ(w.status(), Status::NotFound("watch /nonexistent/.git: no such directory"));
+}
+
+}  // namespace
+}  // namespace tpu::source

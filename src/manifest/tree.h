@@ -6,6 +6,10 @@
 // '/'-separated, never absolute and never containing "..". Entry ids are content
 // ids (git blob ids; for disk, a digest of the bytes) so parsed files can be cached
 // by id across loads.
+//
+// Symbolic links: a tree follows links whose target stays inside the repo and
+// reports them as what they point to; a link that leaves the repo, dangles or
+// loops is listed as kSymlink and never read through (the loader reports it).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +26,7 @@ struct TreeEntry {
   Kind kind = Kind::kOther;
   uint64_t size = 0;  // bytes, for files
   std::string id;     // content id, for files ("" when the tree cannot tell cheaply)
+  std::string link_target;  // kSymlink only: where the link points, for messages
 };
 
 class Tree {

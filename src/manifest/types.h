@@ -141,6 +141,14 @@ struct TPUNodeGroup {
 
 enum class ReplaceStrategy { kDeleteBeforeCreate, kCreateBeforeDelete };
 
+// spec.kueue of a Cluster (DESIGN.md §8): where the declared capacity becomes quota.
+struct KueuePolicy {
+  std::string cluster_queue;      // exactly one of cluster_queue and cohort is set
+  std::string cohort;
+  bool wait_for_workloads = true;  // wait for admitted workloads before shrinking
+  bool hold_queue = false;         // hold the queue (stopPolicy: Hold) while waiting
+};
+
 // kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.
 struct ClusterPolicy {
   std::optional<std::string> location;  // found by listing when absent
@@ -148,6 +156,7 @@ struct ClusterPolicy {
   int max_delete_percent = 50;
   ReplaceStrategy replace_strategy = ReplaceStrategy::kDeleteBeforeCreate;
   bool suspend = false;
+  std::optional<KueuePolicy> kueue;
   bool declared = false;  // a cluster.yaml exists
   SourceLocation where;
 };

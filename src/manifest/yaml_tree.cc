@@ -1,0 +1,287 @@
+// ParseYaml: yaml-cpp events → YamlDocument arenas, with scalar resolution,
+// duplicate-key and alias checks. See yaml_tree.h for why not YAML::Load.
+#include "manifest/yaml_tree.h"
+
+#include <charconv>
+#include <istream>
+#include <streambuf>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
+
+namespace tpu::manifest {
+namespace {
+
+// Reads a string_view as an istream without copying it.
+class ViewBuf : public std::streambuf {
+ public:
+  explicit ViewBuf(std::string_view s) {
+    char* p = const_cast<char*>(s.data());  // read-only: the get area is never written
+    setg(p, p, p + s.size());
+  }
+};
+
+// Thrown from the handler to stop yaml-cpp's parser: events cannot be refused.
+struct StopParse {
+  YamlError error;
+};
+
+constexpr uint64_t kOpen = UINT64_MAX;  // expanded size of a container not yet closed
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX / 2 - b ? UINT64_MAX / 2 : a + b; }
+
+bool IsPlainNull(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+// YAML 1.2 core schema for plain scalars: null, bool, int, float, else string.
+void Resolve(YamlNode& n) {
+  const std::string& s = n.text;
+  using T = YamlNode::Type;
+  if (IsPlainNull(s)) { n.type = T::kNull; return; }
+  if (s == "true" || s == "True" || s == "TRUE") { n.type = T::kBool; n.boolean = true; return; }
+  if (s == "false" || s == "False" || s == "FALSE") { n.type = T::kBool; return; }
+  const char* b = s.data();
+  const char* e = b + s.size();
+  char c = s[0];
+  if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
+    const char* p = (c == '+') ? b + 1 : b;
+    int base = 10;
+    if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'o')) {
+      base = p[1] == 'x' ? 16 : 8;
+      p += 2;
+    }
+    int64_t v = 0;
+    auto [q, ec] = std::from_chars(p, e, v, base);
+    if (ec == std::errc() && q == e && p != e) { n.type = T::kInt; n.integer = v; n.number = double(v); return; }
+    if (base == 10) {
+      double d = 0;
+      auto [q2, ec2] = std::from_chars(p, e, d);
+      if (ec2 == std::errc() && q2 == e && s.find_first_of("0123456789") != std::string::npos &&
+          s.find_first_of("nNiI") == std::string::npos) {
+        n.type = T::kFloat; n.number = d; return;
+      }
+    }
+  }
+  if (s == ".inf" || s == "+.inf" || s == "-.inf" || s == ".nan" || s == ".Inf" || s == ".NaN") {
+    n.type = T::kFloat;
+    n.number = s == ".nan" || s == ".NaN" ? 0.0 : (s[0] == '-' ? -1e308 * 10 : 1e308 * 10);
+    return;
+  }
+  n.type = T::kString;
+}
+
+class Builder : public YAML::EventHandler {
+ public:
+  Builder(YamlFile* out, const YamlLimits& limits) : out_(out), limits_(limits) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    doc_ = YamlDocument();
+    doc_.line = mark.line + 1;
+    sizes_.clear();
+    anchors_.clear();
+    alias_nodes_ = 0;
+    has_root_ = false;
+  }
+  void OnDocumentEnd() override {
+    if (has_root_ && doc_.root().type != YamlNode::Type::kNull) out_->documents.push_back(std::move(doc_));
+  }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    Add(NewNode(mark, anchor, YamlNode::Type::kNull), 1);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw StopParse{{mark.line + 1, mark.column + 1, "alias to an unknown anchor"}};
+    uint32_t target = it->second;
+    if (sizes_[target] == kOpen)
+      throw StopParse{{mark.line + 1, mark.column + 1,
+                       "alias refers to a node that contains it (recursive YAML is not allowed)"}};
+    alias_nodes_ = SaturatingAdd(alias_nodes_, sizes_[target]);
+    if (alias_nodes_ > limits_.max_alias_expansion)
+      throw StopParse{{mark.line + 1, mark.column + 1,
+                       "aliases expand this document by more than " +
+                           std::to_string(limits_.max_alias_expansion) +
+                           " nodes (a YAML alias bomb?); expected aliases to be few and small"}};
+    Add(target, sizes_[target]);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    uint32_t i = NewNode(mark, anchor, YamlNode::Type::kString);
+    YamlNode& n = doc_.nodes[i];
+    n.text = value;
+    // "!" marks a quoted or block scalar; "?" a plain one; explicit tags
+    // other than !!str resolve like plain scalars.
+    if (tag != "!" && tag != "tag:yaml.org,2002:str") Resolve(n);
+    Add(i, 1);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(NewNode(mark, anchor, YamlNode::Type::kSeq));
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(NewNode(mark, anchor, YamlNode::Type::kMap));
+  }
+  void OnMapEnd() override {
+    uint32_t i = stack_.back().node;
+    Close();
+    CheckKeys(doc_.nodes[i]);
+  }
+
+ private:
+  struct Frame {
+    uint32_t node;
+    uint64_t size;  // expanded nodes below, aliases counted in full
+  };
+
+  uint32_t NewNode(const YAML::Mark& mark, YAML::anchor_t anchor, YamlNode::Type type) {
+    uint32_t i = static_cast<uint32_t>(doc_.nodes.size());
+    YamlNode& n = doc_.nodes.emplace_back();
+    n.type = type;
+    n.line = mark.line + 1;
+    n.column = mark.column + 1;
+    sizes_.push_back(type == YamlNode::Type::kSeq || type == YamlNode::Type::kMap ? kOpen : 1);
+    if (anchor) anchors_[anchor] = i;
+    return i;
+  }
+
+  // Attaches node `i` (of expanded size `size`) to the open container or as the root.
+  void Add(uint32_t i, uint64_t size) {
+    if (stack_.empty()) {
+      doc_.root_index = i;
+      has_root_ = true;
+      return;
+    }
+    kids_[stack_.size() - 1].push_back(i);
+    stack_.back().size = SaturatingAdd(stack_.back().size, size);
+  }
+
+  void Open(uint32_t i) {
+    stack_.push_back({i, 1});
+    if (kids_.size() < stack_.size()) kids_.emplace_back();
+    kids_[stack_.size() - 1].clear();
+  }
+
+  void Close() {
+    Frame f = stack_.back();
+    std::vector<uint32_t>& kids = kids_[stack_.size() - 1];
+    YamlNode& n = doc_.nodes[f.node];
+    n.first = static_cast<uint32_t>(doc_.kids.size());
+    n.count = static_cast<uint32_t>(kids.size());
+    doc_.kids.insert(doc_.kids.end(), kids.begin(), kids.end());
+    sizes_[f.node] = f.size;
+    stack_.pop_back();
+    Add(f.node, f.size);
+  }
+
+  // Keys must be scalars and unique; both are errors, not fatal to the parse.
+  void CheckKeys(const YamlNode& map) {
+    size_t n = doc_.size(map);
+    std::unordered_set<std::string_view> seen;
+    for (size_t k = 0; k < n; ++k) {
+      const YamlNode& key = doc_.key(map, k);
+      if (!key.IsScalar()) {
+        out_->errors.push_back({key.line, key.column, "mapping keys must be plain strings"});
+        continue;
+      }
+      if (!seen.insert(key.text).second)
+        out_->errors.push_back({key.line, key.column, "duplicate key \"" + key.text + "\""});
+    }
+  }
+
+  YamlFile* out_;
+  YamlLimits limits_;
+  YamlDocument doc_;
+  bool has_root_ = false;
+  std::vector<uint64_t> sizes_;  // per node of doc_
+  std::unordered_map<YAML::anchor_t, uint32_t> anchors_;
+  uint64_t alias_nodes_ = 0;
+  std::vector<Frame> stack_;
+  std::vector<std::vector<uint32_t>> kids_;  // per depth, reused across containers
+};
+
+}  // namespace
+
+const YamlNode* YamlDocument::Find(const YamlNode& map, std::string_view name) const {
+  if (map.type != YamlNode::Type::kMap) return nullptr;
+  for (size_t i = 0, n = size(map); i < n; ++i)
+    if (key(map, i).text == name) return &value(map, i);
+  return nullptr;
+}
+
+const YamlNode* YamlDocument::FindKey(const YamlNode& map, std::string_view name) const {
+  if (map.type != YamlNode::Type::kMap) return nullptr;
+  for (size_t i = 0, n = size(map); i < n; ++i)
+    if (key(map, i).text == name) return &key(map, i);
+  return nullptr;
+}
+
+size_t FindInvalidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    int len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return i;
+    if (i + len > n) return i;
+    for (int k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+void LineColumnOf(std::string_view s, size_t offset, int* line, int* column) {
+  *line = 1;
+  *column = 1;
+  for (size_t i = 0; i < offset && i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      ++*line;
+      *column = 1;
+    } else if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      ++*column;
+    }
+  }
+}
+
+YamlFile ParseYaml(std::string_view bytes, const YamlLimits& limits) {
+  YamlFile out;
+  size_t bad = FindInvalidUtf8(bytes);
+  if (bad != std::string_view::npos) {
+    YamlError e;
+    LineColumnOf(bytes, bad, &e.line, &e.column);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(bytes[bad]));
+    e.message = std::string("invalid UTF-8 (byte ") + hex + "); expected a UTF-8 text file";
+    out.errors.push_back(std::move(e));
+    return out;
+  }
+  ViewBuf buf(bytes);
+  std::istream in(&buf);
+  Builder builder(&out, limits);
+  try {
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(builder)) {
+    }
+  } catch (const StopParse& stop) {
+    out.errors.push_back(stop.error);
+  } catch (const YAML::Exception& e) {
+    out.errors.push_back({e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg});
+  }
+  return out;
+}
+
+}  // namespace tpu::manifest

@@ -1,0 +1,230 @@
+// Desired node pools and Compute objects from a manifest target.
+#include "plan/desired.h"
+
+#include <algorithm>
+
+#include "catalog/catalog.h"
+#include "plan/fingerprint.h"
+#include "plan/normalize.h"
+#include "plan/ownership.h"
+
+namespace tpu::plan {
+namespace {
+
+const char* ProvisioningModelName(manifest::ProvisioningModel m) {
+  switch (m) {
+    case manifest::ProvisioningModel::kSpot: return "SPOT";
+    case manifest::ProvisioningModel::kReservationBound: return "RESERVATION_BOUND";
+    case manifest::ProvisioningModel::kStandard: return "STANDARD";
+  }
+  return "STANDARD";
+}
+
+// A stable text of everything a template says, for its content hash.
+std::string TemplateContent(const cloud::InstanceTemplate& t) {
+  std::string s;
+  auto add = [&s](std::string_view k, std::string_view v) {
+    s.append(k).append("=").append(v).append("\n");
+  };
+  add("machineType", t.machine_type);
+  add("provisioningModel", t.provisioning_model);
+  add("reservation", t.reservation);
+  add("sourceImage", t.source_image);
+  add("subnetwork", t.subnetwork);
+  add("bootDiskSizeGb", t.boot_disk_size_gb ? std::to_string(*t.boot_disk_size_gb) : "");
+  add("diskType", t.disk_type.value_or(""));
+  for (const auto& a : t.service_accounts) add("serviceAccount", a);
+  for (const auto& tag : t.network_tags) add("networkTag", tag);
+  for (const auto& [k, v] : t.metadata) add("metadata." + k, v);
+  add("resourcePolicy", t.resource_policy);
+  return s;
+}
+
+}  // namespace
+
+std::string SourceOf(const manifest::SourceLocation& where, const std::string& kind,
+                     const std::string& name) {
+  std::string s = where.file;
+  if (where.line > 0) s += ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  return s + " " + kind + "/" + name;
+}
+
+std::string WorkloadPolicyName(const manifest::TPUNodePool& spec) {
+  return spec.workload_policy.empty() ? spec.name + "-wp" : spec.workload_policy;
+}
+
+cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::TPUNodePool& spec,
+                                int slice) {
+  cloud::NodePool p;
+  p.name = spec.PoolName(slice);
+  p.machine_type = spec.shape.machine_type.name;
+  const auto& nc = spec.node_config;
+  p.disk_size_gb = nc.disk_size_gb;
+  p.disk_type = nc.disk_type;
+  p.image_type = nc.image_type;
+  p.service_account = nc.service_account;
+  p.oauth_scopes = nc.oauth_scopes;
+  p.labels = nc.labels;
+  if (nc.taints) {
+    std::vector<cloud::NodeTaint> taints;
+    for (const auto& t : *nc.taints) taints.push_back({t.key, t.value, GkeTaintEffect(t.effect)});
+    p.taints = std::move(taints);
+  }
+  cloud::StringMap rl = nc.resource_labels.value_or(cloud::StringMap{});
+  rl[cloud::kManagedLabel] = "true";
+  rl[cloud::kTargetHashLabel] = TargetHash(target.Key());
+  if (spec.annotations.prevent_destroy) rl[kPreventDestroyLabel] = "true";
+  if (spec.annotations.abandon) rl[kDeletionPolicyLabel] = "abandon";
+  p.resource_labels = std::move(rl);
+  p.tags = nc.tags;
+  p.metadata = nc.metadata;
+
+  switch (spec.capacity.type) {
+    case manifest::CapacityType::kOnDemand: break;
+    case manifest::CapacityType::kSpot: p.spot = true; break;
+    case manifest::CapacityType::kFlexStart: p.flex_start = true; break;
+    case manifest::CapacityType::kReservation: {
+      cloud::ReservationAffinity ra;
+      ra.consume_reservation_type = "SPECIFIC_RESERVATION";
+      ra.key = kReservationKey;
+      const std::string& rp = spec.capacity.reservation_project;
+      ra.values.push_back(rp.empty() || rp == target.project
+                              ? spec.capacity.reservation
+                              : "projects/" + rp + "/reservations/" + spec.capacity.reservation);
+      p.reservation_affinity = std::move(ra);
+      break;
+    }
+  }
+
+  switch (spec.shape.placement) {
+    case catalog::Placement::kNone: break;
+    case catalog::Placement::kCompact:
+      p.placement_policy = cloud::PlacementPolicy{"COMPACT", spec.shape.topology, ""};
+      break;
+    case catalog::Placement::kWorkloadPolicy:
+      p.placement_policy = cloud::PlacementPolicy{"", "", WorkloadPolicyName(spec)};
+      break;
+  }
+
+  p.node_count = spec.node_count > 0 ? spec.node_count : spec.shape.vms;
+  if (spec.autoscaling) {
+    p.autoscaling = cloud::NodePoolAutoscaling{spec.autoscaling->enabled,
+                                               spec.autoscaling->min_node_count,
+                                               spec.autoscaling->max_node_count};
+  }
+  p.management = cloud::NodeManagement{spec.management.auto_repair, spec.management.auto_upgrade};
+  p.version = spec.version;
+  if (!spec.location.empty()) p.locations = {spec.location};
+  return p;
+}
+
+DesiredTarget BuildDesired(const manifest::Target& target) {
+  DesiredTarget d;
+  for (const auto& spec : target.pools) {
+    for (int i = 0; i < spec.slices; ++i) {
+      DesiredPool dp;
+      dp.pool = DesiredNodePool(target, spec, i);
+      dp.spec = &spec;
+      dp.slice = i;
+      dp.multi_host = spec.shape.multi_host;
+      dp.chips = PoolChips(dp.pool.machine_type, dp.pool.node_count);
+      if (dp.chips == 0) dp.chips = spec.shape.chips;
+      d.pools.push_back(std::move(dp));
+    }
+    if (spec.shape.placement == catalog::Placement::kWorkloadPolicy) {
+      DesiredCompute<cloud::WorkloadPolicy> wp;
+      wp.owner = "TPUNodePool/" + spec.name;
+      wp.source = SourceOf(spec.where, "TPUNodePool", spec.name);
+      wp.annotations = spec.annotations;
+      wp.resource.name = WorkloadPolicyName(spec);
+      wp.resource.region = RegionOfZone(spec.location);
+      wp.resource.type = "HIGH_THROUGHPUT";
+      wp.resource.accelerator_topology = spec.shape.topology;
+      wp.resource.description =
+          ComputeDescription({target.Key(), wp.owner, spec.annotations.prevent_destroy});
+      d.policies.push_back(std::move(wp));
+    }
+  }
+
+  for (const auto& g : target.groups) {
+    const std::string owner = "TPUNodeGroup/" + g.name;
+    const std::string source = SourceOf(g.where, "TPUNodeGroup", g.name);
+    const std::string description =
+        ComputeDescription({target.Key(), owner, g.annotations.prevent_destroy});
+    const std::string region = RegionOfZone(g.node_location);
+    const bool multi_host = g.shape ? g.shape->multi_host : g.node_count > 1;
+
+    std::string policy_path;
+    if (multi_host && !g.topology.empty()) {
+      DesiredCompute<cloud::WorkloadPolicy> wp;
+      wp.owner = owner;
+      wp.source = source;
+      wp.annotations = g.annotations;
+      wp.resource.name = g.name + "-wp";
+      wp.resource.region = region;
+      wp.resource.type = "HIGH_THROUGHPUT";
+      wp.resource.accelerator_topology = g.topology;
+      wp.resource.description = description;
+      policy_path = "projects/" + target.project + "/regions/" + region + "/resourcePolicies/" +
+                    wp.resource.name;
+      d.policies.push_back(std::move(wp));
+    }
+
+    std::string template_path = ResourcePath(g.instance_template_uri);
+    std::string machine_type;
+    if (g.instance_config) {
+      const auto& ic = *g.instance_config;
+      machine_type = ic.machine_type;
+      DesiredCompute<cloud::InstanceTemplate> it;
+      it.owner = owner;
+      it.source = source;
+      it.annotations = g.annotations;
+      cloud::InstanceTemplate& t = it.resource;
+      t.description = description;
+      t.machine_type = ic.machine_type;
+      t.provisioning_model = ProvisioningModelName(ic.provisioning_model);
+      t.reservation = ic.reservation;
+      t.source_image = ic.image;
+      t.subnetwork = ic.subnetwork;
+      t.boot_disk_size_gb = ic.boot_disk_size_gb;
+      t.disk_type = ic.disk_type;
+      t.service_accounts = ic.service_accounts;
+      t.network_tags = ic.network_tags;
+      t.metadata = ic.metadata;
+      if (g.bootstrap_kubernetes) {
+        // What the node bootstrap reads to join the control plane.
+        t.metadata["kubernetes-version"] = g.bootstrap_kubernetes->version;
+        t.metadata["kubernetes-control-plane-ip"] = g.bootstrap_kubernetes->control_plane_ip;
+      }
+      t.resource_policy = policy_path;
+      // Templates are immutable: the name carries a hash of the content, so any
+      // change is a new template (and the MIG moves to it).
+      t.name = g.name + "-" + Fnv1aHex(TemplateContent(t)).substr(0, 8);
+      template_path = "projects/" + target.project + "/global/instanceTemplates/" + t.name;
+      d.templates.push_back(std::move(it));
+    }
+
+    DesiredCompute<cloud::InstanceGroupManager> mig;
+    mig.owner = owner;
+    mig.source = source;
+    mig.annotations = g.annotations;
+    mig.multi_host = multi_host;
+    mig.template_immutable_replace = g.target_size_policy_mode == manifest::TargetSizePolicyMode::kBulk;
+    cloud::InstanceGroupManager& m = mig.resource;
+    m.name = g.name;
+    m.zone = g.node_location;
+    m.description = description;
+    m.instance_template = template_path;
+    m.base_instance_name = g.name;
+    m.target_size = g.node_count;
+    m.target_size_policy_mode = mig.template_immutable_replace ? "BULK" : "INDIVIDUAL";
+    int per_vm = catalog::ChipsPerVm(machine_type);
+    if (per_vm == 0 && g.shape) per_vm = g.shape->machine_type.chips_per_vm;
+    mig.chips = per_vm * g.node_count;
+    mig.hosts = g.node_count;
+    d.groups.push_back(std::move(mig));
+  }
+  return d;
+}
+
+}  // namespace tpu::plan

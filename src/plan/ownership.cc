@@ -1,0 +1,45 @@
+// Ownership markers on node pools (resource labels) and Compute objects (description).
+#include "plan/ownership.h"
+
+#include <sstream>
+
+#include "plan/fingerprint.h"
+
+namespace tpu::plan {
+
+std::string TargetHash(std::string_view target_key) { return Fnv1aHex(target_key); }
+
+bool HasResourceLabel(const cloud::NodePool& pool, const char* label, std::string_view value) {
+  if (!pool.resource_labels) return false;
+  auto it = pool.resource_labels->find(label);
+  return it != pool.resource_labels->end() && it->second == value;
+}
+
+Ownership PoolOwnership(const cloud::NodePool& pool, std::string_view target_key) {
+  if (!HasResourceLabel(pool, cloud::kManagedLabel, "true")) return Ownership::kUnmanaged;
+  if (!HasResourceLabel(pool, cloud::kTargetHashLabel, TargetHash(target_key)))
+    return Ownership::kForeign;
+  return Ownership::kOwned;
+}
+
+std::string ComputeDescription(const ComputeMarker& marker) {
+  return std::string(cloud::kComputeMarker) + " target=" + marker.target + " owner=" + marker.owner +
+         (marker.prevent_destroy ? " prevent-destroy=true" : "");
+}
+
+std::optional<ComputeMarker> ParseComputeDescription(std::string_view description) {
+  std::istringstream in{std::string(description)};
+  std::string word;
+  bool marked = false;
+  ComputeMarker m;
+  while (in >> word) {
+    if (word == cloud::kComputeMarker) marked = true;
+    else if (word.rfind("target=", 0) == 0) m.target = word.substr(7);
+    else if (word.rfind("owner=", 0) == 0) m.owner = word.substr(6);
+    else if (word == "prevent-destroy=true") m.prevent_destroy = true;
+  }
+  if (!marked) return std::nullopt;
+  return m;
+}
+
+}  // namespace tpu::plan

@@ -1,0 +1,175 @@
+// The plan document: Plan ⇄ JSON (docs/plan-json.md).
+#include "plan/plan_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "plan/resource_json.h"
+
+namespace tpu::plan {
+namespace {
+
+using nlohmann::json;
+
+json ActionToJson(const Action& a) {
+  json j;
+  j["action"] = ActionKindName(a.kind);
+  j["resource"] = {{"kind", ResourceKindName(a.resource.kind)},
+                   {"id", a.resource.Id()},
+                   {"project", a.resource.project},
+                   {"location", a.resource.location},
+                   {"cluster", a.resource.cluster},
+                   {"name", a.resource.name}};
+  j["target"] = a.target;
+  j["source"] = a.source;
+  j["reason"] = a.reason;
+  json changes = json::array();
+  for (const auto& c : a.changes)
+    changes.push_back({{"path", c.path}, {"before", c.before}, {"after", c.after},
+                       {"forcesReplace", c.forces_replace}});
+  j["changes"] = changes;
+  json calls = json::array();
+  for (auto c : a.update_calls) calls.push_back(UpdateCallName(c));
+  j["updateCalls"] = calls;
+  j["blastRadius"] = {{"chipsCreated", a.blast.chips_created},
+                      {"chipsDestroyed", a.blast.chips_destroyed},
+                      {"hostsCreated", a.blast.hosts_created},
+                      {"hostsDestroyed", a.blast.hosts_destroyed},
+                      {"multiHost", a.blast.multi_host}};
+  j["dependsOn"] = a.depends_on;
+  if (a.node_pool) j["nodePool"] = NodePoolToJson(*a.node_pool);
+  if (a.workload_policy) j["workloadPolicy"] = WorkloadPolicyToJson(*a.workload_policy);
+  if (a.instance_template) j["instanceTemplate"] = InstanceTemplateToJson(*a.instance_template);
+  if (a.instance_group_manager)
+    j["instanceGroupManager"] = InstanceGroupManagerToJson(*a.instance_group_manager);
+  return j;
+}
+
+template <typename E>
+E EnumFrom(const json& j, const char* key, bool (*parse)(const std::string&, E*)) {
+  std::string s = j.at(key).get<std::string>();
+  E e{};
+  if (!parse(s, &e)) throw std::invalid_argument(std::string(key) + ": unknown value \"" + s + "\"");
+  return e;
+}
+
+Action ActionFromJson(const json& j) {
+  Action a;
+  a.kind = EnumFrom(j, "action", ParseActionKind);
+  const json& r = j.at("resource");
+  a.resource.kind = EnumFrom(r, "kind", ParseResourceKind);
+  a.resource.project = r.at("project").get<std::string>();
+  a.resource.location = r.value("location", "");
+  a.resource.cluster = r.value("cluster", "");
+  a.resource.name = r.at("name").get<std::string>();
+  a.target = j.at("target").get<std::string>();
+  a.source = j.value("source", "");
+  a.reason = j.value("reason", "");
+  for (const auto& c : j.value("changes", json::array()))
+    a.changes.push_back({c.at("path").get<std::string>(), c.at("before").get<std::string>(),
+                         c.at("after").get<std::string>(), c.value("forcesReplace", false)});
+  for (const auto& c : j.value("updateCalls", json::array())) {
+    UpdateCall call{};
+    if (!ParseUpdateCall(c.get<std::string>(), &call))
+      throw std::invalid_argument("updateCalls: unknown value \"" + c.get<std::string>() + "\"");
+    a.update_calls.push_back(call);
+  }
+  if (j.contains("blastRadius")) {
+    const json& b = j.at("blastRadius");
+    a.blast = {b.value("chipsCreated", 0), b.value("chipsDestroyed", 0), b.value("hostsCreated", 0),
+               b.value("hostsDestroyed", 0), b.value("multiHost", false)};
+  }
+  a.depends_on = j.value("dependsOn", std::vector<std::string>{});
+  if (j.contains("nodePool")) a.node_pool = NodePoolFromJson(j.at("nodePool"));
+  if (j.contains("workloadPolicy")) a.workload_policy = WorkloadPolicyFromJson(j.at("workloadPolicy"));
+  if (j.contains("instanceTemplate")) a.instance_template = InstanceTemplateFromJson(j.at("instanceTemplate"));
+  if (j.contains("instanceGroupManager"))
+    a.instance_group_manager = InstanceGroupManagerFromJson(j.at("instanceGroupManager"));
+  return a;
+}
+
+const char* StrategyName(manifest::ReplaceStrategy s) {
+  return s == manifest::ReplaceStrategy::kCreateBeforeDelete ? "CreateBeforeDelete" : "DeleteBeforeCreate";
+}
+
+json SummaryToJson(const Summary& s) {
+  return {{"create", s.create}, {"update", s.update}, {"replace", s.replace}, {"delete", s.remove},
+          {"noop", s.noop}, {"chipsCreated", s.chips_created}, {"chipsDestroyed", s.chips_destroyed}};
+}
+
+}  // namespace
+
+std::string PlanToJson(const Plan& plan, int indent) {
+  json j;
+  j["schemaVersion"] = plan.schema_version;
+  j["toolVersion"] = plan.tool_version;
+  j["createdAt"] = plan.created_at;
+  j["liveFingerprints"] = plan.live_fingerprints;
+  j["errors"] = plan.errors;
+  j["hasChanges"] = plan.HasChanges();
+  j["hasErrors"] = plan.HasErrors();
+  j["summary"] = SummaryToJson(plan.Summarize());
+  json targets = json::array();
+  for (const auto& t : plan.targets) {
+    json tj;
+    tj["key"] = t.key;
+    tj["project"] = t.project;
+    tj["cluster"] = t.cluster;
+    tj["location"] = t.location;
+    tj["vanished"] = t.vanished;
+    tj["status"] = TargetStatusName(t.status);
+    tj["errors"] = t.errors;
+    tj["warnings"] = t.warnings;
+    tj["replaceStrategy"] = StrategyName(t.replace_strategy);
+    tj["ownedChips"] = t.owned_chips;
+    tj["deleteChips"] = t.delete_chips;
+    tj["maxDeletePercent"] = t.max_delete_percent;
+    json actions = json::array();
+    for (const auto& a : t.actions) actions.push_back(ActionToJson(a));
+    tj["actions"] = actions;
+    targets.push_back(tj);
+  }
+  j["targets"] = targets;
+  return j.dump(indent) + (indent >= 0 ? "\n" : "");
+}
+
+Result<Plan> PlanFromJson(std::string_view text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::InvalidArgument("plan file: not valid JSON");
+  try {
+    Plan plan;
+    plan.schema_version = j.at("schemaVersion").get<int>();
+    if (plan.schema_version != kPlanSchemaVersion)
+      return Status::InvalidArgument("plan file: schemaVersion " + std::to_string(plan.schema_version) +
+                                     " is not supported (this tpu-provisioner reads " +
+                                     std::to_string(kPlanSchemaVersion) + ")");
+    plan.tool_version = j.value("toolVersion", "");
+    plan.created_at = j.value("createdAt", "");
+    plan.live_fingerprints = j.value("liveFingerprints", std::map<std::string, std::string>{});
+    plan.errors = j.value("errors", std::vector<std::string>{});
+    for (const auto& tj : j.at("targets")) {
+      TargetPlan t;
+      t.key = tj.at("key").get<std::string>();
+      t.project = tj.at("project").get<std::string>();
+      t.cluster = tj.at("cluster").get<std::string>();
+      t.location = tj.value("location", "");
+      t.vanished = tj.value("vanished", false);
+      t.status = EnumFrom(tj, "status", ParseTargetStatus);
+      t.errors = tj.value("errors", std::vector<std::string>{});
+      t.warnings = tj.value("warnings", std::vector<std::string>{});
+      std::string strategy = tj.value("replaceStrategy", "DeleteBeforeCreate");
+      if (strategy == "CreateBeforeDelete") t.replace_strategy = manifest::ReplaceStrategy::kCreateBeforeDelete;
+      else if (strategy != "DeleteBeforeCreate")
+        throw std::invalid_argument("replaceStrategy: unknown value \"" + strategy + "\"");
+      t.owned_chips = tj.value("ownedChips", 0);
+      t.delete_chips = tj.value("deleteChips", 0);
+      t.max_delete_percent = tj.value("maxDeletePercent", 50);
+      for (const auto& aj : tj.at("actions")) t.actions.push_back(ActionFromJson(aj));
+      plan.targets.push_back(std::move(t));
+    }
+    return plan;
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string("plan file: ") + e.what());
+  }
+}
+
+}  // namespace tpu::plan

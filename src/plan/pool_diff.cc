@@ -1,0 +1,241 @@
+// Field-by-field node pool diff and its classification.
+#include "plan/pool_diff.h"
+
+#include <algorithm>
+#include <set>
+
+#include "plan/field_text.h"
+#include "plan/normalize.h"
+
+namespace tpu::plan {
+namespace {
+
+// GKE puts this in every pool's metadata unless told otherwise.
+constexpr const char* kDefaultMetadataKey = "disable-legacy-endpoints";
+
+class Differ {
+ public:
+  Differ(const cloud::NodePool& d, const cloud::NodePool& l, const PoolDiffOptions& o)
+      : d_(d), l_(l), o_(o) {}
+
+  PoolDiff Run() {
+    result_.body = d_;
+    Config();
+    Placement();
+    Size();
+    Classify();
+    return std::move(result_);
+  }
+
+ private:
+  void Change(std::string path, std::string before, std::string after, bool replace,
+              std::optional<UpdateCall> call = {}) {
+    result_.changes.push_back({std::move(path), std::move(before), std::move(after), replace});
+    if (call && std::find(calls_.begin(), calls_.end(), *call) == calls_.end()) calls_.push_back(*call);
+  }
+
+  // Per-key changes of a map; `ignore` filters live keys that are not ours to compare.
+  void MapChanges(const std::string& path, const cloud::StringMap& want, const cloud::StringMap& have,
+                  bool remove_extra, bool (*ignore)(std::string_view), bool replace,
+                  std::optional<UpdateCall> call) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : want) keys.insert(k);
+    if (remove_extra)
+      for (const auto& [k, v] : have)
+        if (!ignore || !ignore(k)) keys.insert(k);
+    for (const auto& k : keys) {
+      auto w = want.find(k);
+      auto h = have.find(k);
+      std::string before = h == have.end() ? kUnset : Quote(h->second);
+      std::string after = w == want.end() ? kUnset : Quote(w->second);
+      if (before != after) Change(path + "[" + Quote(k) + "]", before, after, replace, call);
+    }
+  }
+
+  void Config() {
+    if (d_.machine_type != l_.machine_type)
+      Change("config.machineType", Quote(l_.machine_type), Quote(d_.machine_type), true);
+    if (d_.disk_size_gb) {
+      int live = l_.disk_size_gb.value_or(kDefaultDiskSizeGb);
+      if (live != *d_.disk_size_gb)
+        Change("config.diskSizeGb", std::to_string(live), std::to_string(*d_.disk_size_gb), true);
+    }
+    if (d_.disk_type) {
+      std::string live = l_.disk_type.value_or(kDefaultDiskType);
+      if (live.empty()) live = kDefaultDiskType;
+      if (live != *d_.disk_type) Change("config.diskType", Quote(live), Quote(*d_.disk_type), true);
+    }
+    if (d_.image_type && l_.image_type && !EqualsIgnoreCase(*d_.image_type, *l_.image_type))
+      Change("config.imageType", Quote(*l_.image_type), Quote(*d_.image_type), false,
+             UpdateCall::kUpdateNodePool);
+    if (d_.service_account) {
+      auto norm = [](const std::string& s) { return s.empty() ? std::string("default") : s; };
+      std::string live = norm(l_.service_account.value_or(""));
+      if (live != norm(*d_.service_account))
+        Change("config.serviceAccount", Quote(live), Quote(*d_.service_account), true);
+    }
+    if (d_.oauth_scopes) {
+      auto want = NormalScopes(*d_.oauth_scopes);
+      auto have = NormalScopes(l_.oauth_scopes.value_or(std::vector<std::string>{}));
+      if (want != have) Change("config.oauthScopes", ListText(have), ListText(want), true);
+    }
+    if (d_.labels) {
+      cloud::StringMap have = l_.labels.value_or(cloud::StringMap{});
+      MapChanges("config.labels", *d_.labels, have, true, IsSystemNodeLabel, false,
+                 UpdateCall::kUpdateNodePool);
+      for (const auto& [k, v] : have)
+        if (IsSystemNodeLabel(k)) result_.body.labels->emplace(k, v);
+    }
+    if (d_.taints) {
+      auto want = NormalTaints(*d_.taints);
+      auto have = NormalTaints(l_.taints.value_or(std::vector<cloud::NodeTaint>{}));
+      if (want != have)
+        Change("config.taints", TaintsText(have), TaintsText(want), false, UpdateCall::kUpdateNodePool);
+      for (const auto& t : l_.taints.value_or(std::vector<cloud::NodeTaint>{}))
+        if (IsSystemTaint(t)) result_.body.taints->push_back(t);
+    }
+    {
+      cloud::StringMap want = d_.resource_labels.value_or(cloud::StringMap{});
+      cloud::StringMap have = l_.resource_labels.value_or(cloud::StringMap{});
+      MapChanges("config.resourceLabels", want, have, o_.resource_labels_declared,
+                 IsSystemResourceLabel, false, UpdateCall::kUpdateNodePool);
+      // Whatever we do not compare, we keep: a PUT replaces the whole set.
+      cloud::StringMap body = want;
+      for (const auto& [k, v] : have)
+        if (IsSystemResourceLabel(k) || (!o_.resource_labels_declared && !want.count(k)))
+          body.emplace(k, v);
+      result_.body.resource_labels = std::move(body);
+    }
+    if (d_.tags) {
+      auto want = SortedSet(*d_.tags);
+      auto have = SortedSet(l_.tags.value_or(std::vector<std::string>{}));
+      if (want != have) Change("config.tags", ListText(have), ListText(want), false, UpdateCall::kUpdateNodePool);
+    }
+    if (d_.metadata) {
+      cloud::StringMap have = l_.metadata.value_or(cloud::StringMap{});
+      if (!d_.metadata->count(kDefaultMetadataKey)) have.erase(kDefaultMetadataKey);
+      MapChanges("config.metadata", *d_.metadata, have, true, nullptr, true, std::nullopt);
+    }
+    if (d_.spot != l_.spot) Change("config.spot", BoolText(l_.spot), BoolText(d_.spot), true);
+    if (d_.flex_start != l_.flex_start)
+      Change("config.flexStart", BoolText(l_.flex_start), BoolText(d_.flex_start), true);
+    Reservation();
+    // A live pool that does not report its zones is not diffed on them.
+    if (!d_.locations.empty() && !l_.locations.empty() &&
+        SortedSet(d_.locations) != SortedSet(l_.locations))
+      Change("locations", ListText(SortedSet(l_.locations)), ListText(SortedSet(d_.locations)), true);
+  }
+
+  std::string ReservationText(const std::optional<cloud::ReservationAffinity>& ra) {
+    if (!ra || !IsSpecific(ra)) return kUnset;
+    std::vector<std::string> names;
+    for (const auto& v : ra->values) names.push_back(ReservationName(v, o_.project));
+    return ra->consume_reservation_type + " " + ListText(SortedSet(names));
+  }
+  static bool IsSpecific(const std::optional<cloud::ReservationAffinity>& ra) {
+    return ra && ra->consume_reservation_type == "SPECIFIC_RESERVATION";
+  }
+
+  void Reservation() {
+    // Pools without a specific reservation read as NO/ANY/unset depending on
+    // the API version; all mean "not bound to a reservation" here.
+    std::string want = ReservationText(d_.reservation_affinity);
+    std::string have = ReservationText(l_.reservation_affinity);
+    if (want != have) Change("config.reservationAffinity", have, want, true);
+  }
+
+  void Placement() {
+    const auto& dp = d_.placement_policy;
+    const auto& lp = l_.placement_policy;
+    auto empty = [](const std::optional<cloud::PlacementPolicy>& p) {
+      return !p || (p->type.empty() && p->tpu_topology.empty() && p->policy_name.empty());
+    };
+    if (empty(dp)) {
+      if (!empty(lp))
+        Change("placementPolicy", "{type = " + Quote(lp->type) + ", tpuTopology = " +
+                                      Quote(lp->tpu_topology) + ", policyName = " +
+                                      Quote(lp->policy_name) + "}",
+               kUnset, true);
+      return;
+    }
+    cloud::PlacementPolicy have = lp.value_or(cloud::PlacementPolicy{});
+    // GKE reports tpu7x pools with policyName and tpuTopology but no type: a
+    // desired type or topology left empty is not compared.
+    if (!dp->type.empty() && dp->type != have.type)
+      Change("placementPolicy.type", Quote(have.type), Quote(dp->type), true);
+    if (!dp->tpu_topology.empty() && dp->tpu_topology != have.tpu_topology)
+      Change("placementPolicy.tpuTopology", Quote(have.tpu_topology), Quote(dp->tpu_topology), true);
+    if (LastSegment(dp->policy_name) != LastSegment(have.policy_name))
+      Change("placementPolicy.policyName", Quote(have.policy_name), Quote(dp->policy_name), true);
+  }
+
+  void Size() {
+    bool autoscaled = d_.autoscaling && d_.autoscaling->enabled;
+    if (o_.multi_host) {
+      if (d_.node_count != l_.node_count)
+        Change("nodeCount", std::to_string(l_.node_count), std::to_string(d_.node_count), true);
+    } else if (!autoscaled && d_.node_count != l_.node_count) {
+      Change("nodeCount", std::to_string(l_.node_count), std::to_string(d_.node_count), false,
+             UpdateCall::kSetSize);
+    }
+
+    cloud::NodePoolAutoscaling want = d_.autoscaling.value_or(cloud::NodePoolAutoscaling{});
+    cloud::NodePoolAutoscaling have = l_.autoscaling.value_or(cloud::NodePoolAutoscaling{});
+    if (!want.enabled) want = {};
+    if (!have.enabled) have = {};
+    if (want != have)
+      Change("autoscaling", AutoscalingText(have), AutoscalingText(want), false, UpdateCall::kSetAutoscaling);
+
+    cloud::NodeManagement wm = d_.management.value_or(cloud::NodeManagement{});
+    cloud::NodeManagement hm = l_.management.value_or(cloud::NodeManagement{});
+    if (wm.auto_repair != hm.auto_repair)
+      Change("management.autoRepair", BoolText(hm.auto_repair), BoolText(wm.auto_repair), false,
+             UpdateCall::kSetManagement);
+    if (wm.auto_upgrade != hm.auto_upgrade)
+      Change("management.autoUpgrade", BoolText(hm.auto_upgrade), BoolText(wm.auto_upgrade), false,
+             UpdateCall::kSetManagement);
+
+    if (d_.version && l_.version && !VersionMatches(*d_.version, *l_.version))
+      Change("version", Quote(*l_.version), Quote(*d_.version), false, UpdateCall::kUpdateNodePool);
+  }
+
+  static std::string AutoscalingText(const cloud::NodePoolAutoscaling& a) {
+    if (!a.enabled) return "{enabled = false}";
+    return "{enabled = true, min = " + std::to_string(a.min_node_count) +
+           ", max = " + std::to_string(a.max_node_count) + "}";
+  }
+
+  void Classify() {
+    bool replace = std::any_of(result_.changes.begin(), result_.changes.end(),
+                               [](const FieldChange& c) { return c.forces_replace; });
+    if (replace) {
+      result_.kind = ActionKind::kReplace;
+      return;
+    }
+    if (result_.changes.empty()) return;
+    // Issue calls in a fixed order: whole-set updates, then autoscaling,
+    // management, and the size last (so a size follows autoscaling being turned off).
+    std::vector<UpdateCall> order = {UpdateCall::kUpdateNodePool, UpdateCall::kSetAutoscaling,
+                                     UpdateCall::kSetManagement, UpdateCall::kSetSize};
+    for (UpdateCall c : order)
+      if (std::find(calls_.begin(), calls_.end(), c) != calls_.end()) result_.update_calls.push_back(c);
+    result_.kind = result_.update_calls == std::vector<UpdateCall>{UpdateCall::kSetSize}
+                       ? ActionKind::kResize
+                       : ActionKind::kUpdate;
+  }
+
+  const cloud::NodePool& d_;
+  const cloud::NodePool& l_;
+  const PoolDiffOptions& o_;
+  PoolDiff result_;
+  std::vector<UpdateCall> calls_;
+};
+
+}  // namespace
+
+PoolDiff DiffNodePool(const cloud::NodePool& desired, const cloud::NodePool& live,
+                      const PoolDiffOptions& options) {
+  return Differ(desired, live, options).Run();
+}
+
+}  // namespace tpu::plan

@@ -1,0 +1,39 @@
+// The diff of one node pool: desired (desired.h) against the live pool of the
+// same name, field by field, after normalising GKE's defaults and spellings
+// (normalize.h). Only fields the manifest sets are compared. Each change is
+// classified: labels, taints, resourceLabels, tags, imageType, version,
+// management and autoscaling are updated in place; a single-host node count is
+// a resize; everything else (machine type, disk, service account, scopes,
+// metadata, spot, reservation, flex-start, placement, locations, a multi-host
+// node count) forces a replace.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cloud/types.h"
+#include "plan/model.h"
+
+namespace tpu::plan {
+
+struct PoolDiffOptions {
+  bool multi_host = false;
+  // spec.nodeConfig.resourceLabels was written: extra live resource labels are
+  // removed. Otherwise only our markers are compared and the rest kept.
+  bool resource_labels_declared = false;
+  std::string project;  // to read "projects/<project>/reservations/r" as "r"
+};
+
+struct PoolDiff {
+  ActionKind kind = ActionKind::kNoop;  // noop, update, resize or replace
+  std::vector<FieldChange> changes;
+  std::vector<UpdateCall> update_calls;
+  // What apply sends: the desired pool, with the live labels, taints and
+  // resource labels it must keep merged in (updates replace whole sets).
+  cloud::NodePool body;
+};
+
+PoolDiff DiffNodePool(const cloud::NodePool& desired, const cloud::NodePool& live,
+                      const PoolDiffOptions& options);
+
+}  // namespace tpu::plan

@@ -1,0 +1,80 @@
+// The Kubernetes API emulator: an HTTP server on loopback that serves the
+// Store with the API's conventions (paths, discovery, list pagination, watch
+// streams with bookmarks and 410 Gone, merge patch, server-side apply, Status
+// error bodies). Written from the conventions, not from our client, so tests
+// against it catch client mistakes.
+//
+// Usage in a test:
+//   kubesim::KubeApiServer api({});       // core + coordination + Kueue v1beta2
+//   ASSERT_TRUE(api.Start().ok());
+//   ... point a client at api.url() ...
+// Start() runs the server on its own threads until Stop() or destruction.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "sim/kube/resource_type.h"
+#include "sim/kube/store.h"
+
+namespace httplib {
+class Server;
+class Request;
+class Response;
+}  // namespace httplib
+
+namespace tpu::kubesim {
+
+class KubeApiServer {
+ public:
+  struct Options {
+    size_t history_limit = 1000;
+    // Kueue versions to serve; empty serves no Kueue at all.
+    std::vector<std::string> kueue_versions = {"v1beta2"};
+    bool jobset = true;
+    // How often an idle watch that asked for bookmarks gets one.
+    std::chrono::milliseconds bookmark_interval{1000};
+    // When set, a request whose Authorization header it rejects gets 401.
+    std::function<bool(const std::string& authorization)> authorize;
+  };
+
+  explicit KubeApiServer(Options options);
+  ~KubeApiServer();
+  KubeApiServer(const KubeApiServer&) = delete;
+  KubeApiServer& operator=(const KubeApiServer&) = delete;
+
+  // Serves one more resource type (before Start).
+  void Serve(ResourceType type);
+
+  // Listens on 127.0.0.1:`port` (0: a free port).
+  Status Start(int port = 0);
+  void Stop();
+
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  Store& store() { return store_; }
+  // Every open watch that asked for bookmarks sends one now.
+  void SendBookmarks() { store_.WakeWatchers(); }
+
+  // The type serving group/version/resource, or nullptr.
+  const ResourceType* Find(const std::string& group, const std::string& version,
+                           const std::string& resource) const;
+
+ private:
+  void Route(const httplib::Request& req, httplib::Response& res);
+  void Discovery(const httplib::Request& req, httplib::Response& res);
+
+  Options options_;
+  std::vector<ResourceType> types_;
+  Store store_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace tpu::kubesim

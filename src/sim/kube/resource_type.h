@@ -1,0 +1,38 @@
+// The kinds of object the Kubernetes API emulator serves, described the way
+// discovery describes them: group/version/resource, kind, scope, and the
+// list types server-side apply needs (what a CRD's schema would declare).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/kube/field_set.h"
+
+namespace tpu::kubesim {
+
+struct ResourceType {
+  std::string group;     // "" for the core group
+  std::string version;   // "v1", "v1beta2"
+  std::string resource;  // plural, lower case: "clusterqueues"
+  std::string kind;      // "ClusterQueue"
+  bool namespaced = false;
+  bool status_subresource = false;  // writes to the object ignore .status, /status only it
+  ListTypes list_types;
+
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+  // Objects are stored once per group+resource, whatever version serves them.
+  std::string StorageKey() const { return group + "/" + resource; }
+};
+
+// Namespaces, Nodes, Pods, Events, ConfigMaps (core/v1) and Leases
+// (coordination.k8s.io/v1).
+std::vector<ResourceType> BuiltinTypes();
+
+// Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue and Workload at
+// `version` ("v1beta1" or "v1beta2"), with their list types.
+std::vector<ResourceType> KueueTypes(const std::string& version);
+
+// JobSet (jobset.x-k8s.io/v1alpha2).
+std::vector<ResourceType> JobSetTypes();
+
+}  // namespace tpu::kubesim

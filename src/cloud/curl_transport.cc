@@ -1,6 +1,7 @@
 // CurlTransport: pooled easy handles over one shared connection cache.
 #include "cloud/curl_transport.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -99,7 +100,10 @@ std::string UrlHost(const std::string& url) {
 bool IsPlainHttpAllowedHost(const std::string& raw) {
   std::string host = Lower(raw);
   if (host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
-  if (host.rfind("127.", 0) == 0) return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127 || host == "169.254.169.254";
+  }
   return host == "169.254.169.254" || host == "metadata.google.internal" || host == "metadata";
 }
 

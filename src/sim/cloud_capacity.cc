@@ -1,0 +1,94 @@
+// Chip accounting per zone+accelerator and per reservation (see cloud_capacity.h).
+#include "sim/cloud_capacity.h"
+
+#include <algorithm>
+
+namespace tpu::sim {
+
+void CapacityModel::SetZoneChips(const std::string& zone, const std::string& accelerator,
+                                 int64_t chips) {
+  if (chips < 0) zone_chips_.erase(Key(zone, accelerator));
+  else zone_chips_[Key(zone, accelerator)] = chips;
+}
+
+void CapacityModel::SetReservation(const std::string& name, const Reservation& r) {
+  int64_t used = reservations_.count(name) ? reservations_[name].used : r.used;
+  reservations_[name] = r;
+  reservations_[name].used = used;
+}
+
+std::string CapacityModel::Acquire(const std::string& zone, const std::string& accelerator,
+                                   const std::string& reservation, int64_t chips) {
+  if (!reservation.empty()) {
+    auto it = reservations_.find(reservation);
+    if (it == reservations_.end()) return "";
+    Reservation& r = it->second;
+    if (r.used + chips > r.chips) {
+      return "GCE_STOCKOUT: The reservation '" + reservation + "' in zone '" + zone +
+             "' does not have enough resources available to fulfill the request "
+             "(ZONE_RESOURCE_POOL_EXHAUSTED): " + std::to_string(chips) + " " + accelerator +
+             " chips requested, " + std::to_string(r.chips - r.used) + " available.";
+    }
+    r.used += chips;
+    return "";
+  }
+  const std::string key = Key(zone, accelerator);
+  auto limit = zone_chips_.find(key);
+  if (limit != zone_chips_.end() && zone_used_[key] + chips > limit->second) {
+    return "GCE_STOCKOUT: The zone '" + zone +
+           "' does not have enough resources available to fulfill the request "
+           "(ZONE_RESOURCE_POOL_EXHAUSTED). Try a different zone, or try again later.";
+  }
+  zone_used_[key] += chips;
+  return "";
+}
+
+void CapacityModel::Release(const std::string& zone, const std::string& accelerator,
+                            const std::string& reservation, int64_t chips) {
+  if (!reservation.empty()) {
+    auto it = reservations_.find(reservation);
+    if (it != reservations_.end()) it->second.used = std::max<int64_t>(0, it->second.used - chips);
+    return;
+  }
+  auto& used = zone_used_[Key(zone, accelerator)];
+  used = std::max<int64_t>(0, used - chips);
+}
+
+json CapacityModel::ToJson() const {
+  json zones = json::array();
+  std::map<std::string, bool> keys;
+  for (const auto& [k, v] : zone_chips_) keys[k] = true;
+  for (const auto& [k, v] : zone_used_) keys[k] = true;
+  for (const auto& [k, unused] : keys) {
+    auto bar = k.find('|');
+    json z = {{"zone", k.substr(0, bar)}, {"accelerator", k.substr(bar + 1)}};
+    auto limit = zone_chips_.find(k);
+    z["chips"] = limit == zone_chips_.end() ? json(-1) : json(limit->second);
+    auto used = zone_used_.find(k);
+    z["used"] = used == zone_used_.end() ? 0 : used->second;
+    zones.push_back(z);
+  }
+  json reservations = json::array();
+  for (const auto& [name, r] : reservations_) {
+    reservations.push_back({{"name", name}, {"zone", r.zone}, {"accelerator", r.accelerator},
+                            {"chips", r.chips}, {"used", r.used}});
+  }
+  return {{"zones", zones}, {"reservations", reservations}};
+}
+
+void CapacityModel::Apply(const json& config) {
+  for (const auto& z : config.value("zones", json::array())) {
+    std::string zone = z.value("zone", ""), accel = z.value("accelerator", "");
+    if (z.contains("chips")) SetZoneChips(zone, accel, z["chips"].get<int64_t>());
+    if (z.contains("used")) zone_used_[Key(zone, accel)] = z["used"].get<int64_t>();
+  }
+  for (const auto& r : config.value("reservations", json::array())) {
+    Reservation res{r.value("zone", ""), r.value("accelerator", ""), r.value("chips", int64_t{0}),
+                    r.value("used", int64_t{0})};
+    std::string name = r.value("name", "");
+    if (r.contains("used")) reservations_[name] = res;
+    else SetReservation(name, res);
+  }
+}
+
+}  // namespace tpu::sim

@@ -1,0 +1,24 @@
+// What a route handler gets for one request: the state (already locked by the
+// caller), the time, the random source, and the operation latencies. Handlers
+// set `changed` when they modify the state so the emulator persists it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+
+#include "sim/cloud_state.h"
+
+namespace tpu::sim {
+
+struct SimContext {
+  CloudState& state;
+  int64_t now_ms = 0;                          // wall clock, ms since the epoch
+  std::mt19937_64& rng;                        // operation names, ids
+  const std::map<std::string, int>& op_latency_ms;  // by operation type; "default"
+  bool fail_operation = false;                 // fault injection: the op this request starts fails
+  bool changed = false;
+};
+
+}  // namespace tpu::sim

@@ -1,0 +1,232 @@
+// Operation lifecycle and effects (see cloud_operations.h).
+#include "sim/cloud_operations.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+namespace tpu::sim {
+
+std::string NewOperationName(SimContext& ctx) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(ctx.rng() & 0xffffffffu));
+  return "operation-" + std::to_string(ctx.now_ms) + "-" + hex;
+}
+
+std::string Rfc3339(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
+
+std::string NextComputeId(SimContext& ctx) { return std::to_string(ctx.state.next_id++); }
+
+namespace {
+
+int64_t Latency(const SimContext& ctx, const std::string& type) {
+  auto it = ctx.op_latency_ms.find(type);
+  if (it == ctx.op_latency_ms.end()) it = ctx.op_latency_ms.find("default");
+  return it == ctx.op_latency_ms.end() ? 200 : it->second;
+}
+
+json InjectedFailure() {
+  return {{"code", 13}, {"message", "Internal error. Please try again."}};
+}
+
+}  // namespace
+
+OpRecord& StartGkeOperation(SimContext& ctx, const GkeOpSpec& spec) {
+  OpRecord op;
+  const std::string name = NewOperationName(ctx);
+  op.cluster_key = spec.cluster_key;
+  op.target_key = spec.target_key;
+  op.effect = spec.effect;
+  op.start_ms = ctx.now_ms;
+  op.done_ms = ctx.now_ms + Latency(ctx, spec.type);
+  op.error = spec.error;
+  if (op.error.is_null() && ctx.fail_operation) op.error = InjectedFailure();
+  op.wire = {{"name", name},
+             {"zone", spec.location},
+             {"operationType", spec.type},
+             {"status", "PENDING"},
+             {"selfLink", "https://container.googleapis.com/v1/projects/" + spec.project +
+                              "/locations/" + spec.location + "/operations/" + name},
+             {"targetLink", spec.target_link},
+             {"location", spec.location},
+             {"startTime", Rfc3339(ctx.now_ms)}};
+  ctx.changed = true;
+  auto [it, inserted] = ctx.state.gke_ops.emplace(spec.project + "/" + name, std::move(op));
+  return it->second;
+}
+
+OpRecord& StartComputeOperation(SimContext& ctx, const ComputeOpSpec& spec) {
+  OpRecord op;
+  op.compute = true;
+  op.target_key = spec.target_key;
+  op.effect = spec.effect;
+  op.start_ms = ctx.now_ms;
+  op.done_ms = ctx.now_ms + Latency(ctx, spec.type);
+  if (ctx.fail_operation) {
+    op.error = {{"errors", json::array({{{"code", "INTERNAL_ERROR"},
+                                         {"message", "Internal error. Please try again."}}})}};
+  }
+  const std::string name = NewOperationName(ctx);
+  const std::string base = "https://www.googleapis.com/compute/v1/projects/" + spec.project + "/";
+  const std::string path = "projects/" + spec.project + "/" + spec.scope + "/operations/" + name;
+  op.wire = {{"kind", "compute#operation"},
+             {"id", NextComputeId(ctx)},
+             {"name", name},
+             {"operationType", spec.type},
+             {"targetLink", spec.target_link},
+             {"targetId", spec.target_id},
+             {"status", "PENDING"},
+             {"user", "emulator@tpu-provisioner.iam.gserviceaccount.com"},
+             {"progress", 0},
+             {"insertTime", Rfc3339(ctx.now_ms)},
+             {"selfLink", base + spec.scope + "/operations/" + name}};
+  if (spec.scope.rfind("zones/", 0) == 0) op.wire["zone"] = base + spec.scope;
+  if (spec.scope.rfind("regions/", 0) == 0) op.wire["region"] = base + spec.scope;
+  ctx.changed = true;
+  auto [it, inserted] = ctx.state.compute_ops.emplace(path, std::move(op));
+  return it->second;
+}
+
+const OpRecord* RunningClusterOperation(const CloudState& state, const std::string& cluster_key) {
+  for (const auto& [k, op] : state.gke_ops)
+    if (!op.done && op.cluster_key == cluster_key) return &op;
+  return nullptr;
+}
+
+void ReleasePoolChips(CloudState& state, PoolRecord& pool) {
+  if (pool.chips > 0)
+    state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, pool.chips);
+  pool.chips = 0;
+}
+
+namespace {
+
+void ApplyEffect(CloudState& state, OpRecord& op) {
+  const bool failed = !op.error.is_null();
+  switch (op.effect) {
+    case OpEffect::kNone:
+      break;
+    case OpEffect::kCreateCluster: {
+      auto it = state.clusters.find(op.target_key);
+      if (it != state.clusters.end()) it->second["status"] = failed ? "ERROR" : "RUNNING";
+      break;
+    }
+    case OpEffect::kDeleteCluster: {
+      const std::string prefix = op.target_key + "/";
+      for (auto it = state.pools.lower_bound(prefix);
+           it != state.pools.end() && it->first.rfind(prefix, 0) == 0;) {
+        ReleasePoolChips(state, it->second);
+        it = state.pools.erase(it);
+      }
+      state.clusters.erase(op.target_key);
+      break;
+    }
+    case OpEffect::kCreatePool:
+    case OpEffect::kReconcilePool: {
+      auto it = state.pools.find(op.target_key);
+      if (it == state.pools.end()) break;
+      json& wire = it->second.wire;
+      if (!failed) {
+        wire["status"] = "RUNNING";
+        wire.erase("statusMessage");
+      } else if (op.effect == OpEffect::kCreatePool) {
+        ReleasePoolChips(state, it->second);
+        wire["status"] = "ERROR";
+        wire["statusMessage"] = op.error.value("message", "");
+      } else {
+        wire["status"] = "RUNNING_WITH_ERROR";
+        wire["statusMessage"] = op.error.value("message", "");
+      }
+      break;
+    }
+    case OpEffect::kDeletePool: {
+      auto it = state.pools.find(op.target_key);
+      if (it == state.pools.end()) break;
+      if (failed) {
+        it->second.wire["status"] = "ERROR";
+        break;
+      }
+      ReleasePoolChips(state, it->second);
+      state.pools.erase(it);
+      break;
+    }
+    case OpEffect::kDeleteCompute:
+      if (!failed) state.compute.erase(op.target_key);
+      break;
+    case OpEffect::kMigStable: {
+      auto it = state.compute.find(op.target_key);
+      if (it != state.compute.end()) {
+        it->second["status"]["isStable"] = true;
+        it->second["currentActions"]["creating"] = 0;
+        it->second["currentActions"]["deleting"] = 0;
+        it->second["currentActions"]["none"] = it->second.value("targetSize", 0);
+      }
+      break;
+    }
+  }
+}
+
+void FinishWire(OpRecord& op, int64_t now_ms) {
+  op.wire["status"] = "DONE";
+  op.wire["endTime"] = Rfc3339(op.done_ms);
+  if (op.compute) {
+    op.wire["progress"] = 100;
+    if (!op.wire.contains("startTime")) op.wire["startTime"] = Rfc3339(op.start_ms);
+    if (!op.error.is_null()) {
+      op.wire["error"] = op.error;
+      op.wire["httpErrorStatusCode"] = 500;
+      op.wire["httpErrorMessage"] = "INTERNAL SERVER ERROR";
+    }
+  } else if (!op.error.is_null()) {
+    op.wire["error"] = op.error;
+    op.wire["statusMessage"] = op.error.value("message", "");
+  }
+}
+
+}  // namespace
+
+bool AdvanceOperations(CloudState& state, int64_t now_ms) {
+  bool changed = false;
+  std::vector<OpRecord*> ending;
+  auto visit = [&](OpRecord& op) {
+    if (op.done) return;
+    if (now_ms >= op.done_ms) {
+      ending.push_back(&op);
+      return;
+    }
+    const int64_t running_at = op.start_ms + (op.done_ms - op.start_ms) / 5;
+    if (now_ms >= running_at && op.wire["status"] == "PENDING") {
+      op.wire["status"] = "RUNNING";
+      if (op.compute) op.wire["startTime"] = Rfc3339(running_at);
+      changed = true;
+    }
+    if (op.compute && op.done_ms > op.start_ms) {
+      int progress = static_cast<int>(100 * (now_ms - op.start_ms) / (op.done_ms - op.start_ms));
+      // Progress is derived from the clock, so it is not worth a state write.
+      op.wire["progress"] = progress;
+    }
+  };
+  for (auto& [k, op] : state.gke_ops) visit(op);
+  for (auto& [k, op] : state.compute_ops) visit(op);
+  std::stable_sort(ending.begin(), ending.end(),
+                   [](const OpRecord* a, const OpRecord* b) { return a->done_ms < b->done_ms; });
+  for (OpRecord* op : ending) {
+    op->done = true;
+    FinishWire(*op, now_ms);
+    ApplyEffect(state, *op);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace tpu::sim

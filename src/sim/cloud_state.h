@@ -1,0 +1,65 @@
+// Everything the cloud emulator knows: GKE clusters and node pools, Compute
+// resources, operations of both APIs, and the capacity model. Resources are
+// kept in their wire form (the JSON the real API returns), plus the few
+// private facts the wire form does not show (a pool's current size, the chips
+// it holds). Plain data, guarded by the emulator's lock; serializes to JSON
+// for the state file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "sim/cloud_capacity.h"
+#include "sim/sim_http.h"
+
+namespace tpu::sim {
+
+// What happens to the state when an operation reaches DONE.
+enum class OpEffect {
+  kNone,
+  kCreateCluster,   // cluster PROVISIONING → RUNNING
+  kDeleteCluster,   // cluster and its pools removed
+  kCreatePool,      // pool PROVISIONING → RUNNING, or ERROR when `error` is set
+  kDeletePool,      // pool removed, its chips released
+  kReconcilePool,   // pool RECONCILING → RUNNING (update, setSize, autoscaling…)
+  kDeleteCompute,   // Compute resource removed
+  kMigStable,       // instance group manager reaches its target size
+};
+
+struct OpRecord {
+  json wire;                  // the Operation exactly as the API returns it
+  bool compute = false;       // Compute operation (else GKE)
+  std::string cluster_key;    // GKE: "P/L/C" of the cluster it works on
+  std::string target_key;     // key of the resource `effect` applies to
+  OpEffect effect = OpEffect::kNone;
+  int64_t start_ms = 0;       // wall clock, so a restarted emulator resumes it
+  int64_t done_ms = 0;
+  json error;                 // non-null: the operation ends with this error
+  bool done = false;
+};
+
+struct PoolRecord {
+  json wire;                  // the NodePool as the API returns it
+  int node_count = 0;         // nodes per zone now (setSize changes it, not initialNodeCount)
+  int64_t chips = 0;          // chips held from the capacity model
+  std::string zone;
+  std::string accelerator;    // "" for a non-TPU pool
+  std::string reservation;    // reservation the chips came from, if any
+};
+
+struct CloudState {
+  std::map<std::string, json> clusters;       // "P/L/C" → Cluster without nodePools
+  std::map<std::string, PoolRecord> pools;    // "P/L/C/N"
+  std::map<std::string, json> compute;        // "projects/P/zones/Z/instanceGroupManagers/N" → resource
+  std::map<std::string, OpRecord> gke_ops;    // "P/operation-…"
+  std::map<std::string, OpRecord> compute_ops;  // "projects/P/zones/Z/operations/operation-…"
+  CapacityModel capacity;
+  uint64_t next_id = 1000000000000000000ull;  // Compute numeric ids
+
+  json ToJson() const;
+  // REQUIRES: `j` came from ToJson(). Throws json exceptions on a corrupt file.
+  static CloudState FromJson(const json& j);
+};
+
+}  // namespace tpu::sim

@@ -85,12 +85,7 @@ class TokenEndpoint {
 
 class CredentialsTest : public ::testing::Test {
  protected:
-  // RSA generation costs ~100 ms; one pair serves every test.
-  static const testing::TestKeyPair& SharedKeys() {
-    static const testing::TestKeyPair keys = testing::MakeRsaKeyPair();
-    return keys;
-  }
-  CredentialsTest() : keys_(SharedKeys()), endpoint_(keys_.public_pem) {
+  CredentialsTest() : keys_(testing::SharedTestKeys()), endpoint_(keys_.public_pem) {
     dir_ = fs::temp_directory_path() / ("tpu-creds-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
@@ -141,7 +136,7 @@ TEST_F(CredentialsTest, ServiceAccountKeyFromGoogleApplicationCredentials) {
 }
 
 TEST_F(CredentialsTest, ServiceAccountSignedWithAnotherKeyIsRejectedWithTheEndpointsMessage) {
-  auto other = testing::MakeRsaKeyPair();
+  auto other = testing::MakeRsaKeyPair(1024);  // any other key will do
   env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(other, endpoint_.token_uri()));
   auto provider = FindDefaultCredentials(&transport_, Env());
   ASSERT_TRUE(provider.ok());
@@ -303,7 +298,7 @@ TEST(StaticTokenProviderTest, EmptyTokenMeansNoAuthorizationHeader) {
 }
 
 TEST(JwtTest, SignVerifyRoundTripAndTamperDetection) {
-  auto keys = testing::MakeRsaKeyPair();
+  const auto& keys = testing::SharedTestKeys();
   auto jwt = SignJwtRs256({{"iss", "a"}, {"n", 1}}, keys.private_pem, "kid");
   ASSERT_TRUE(jwt.ok());
   auto claims = VerifyJwtRs256(*jwt, keys.public_pem);

@@ -17,8 +17,8 @@ struct TestKeyPair {
   std::string public_pem;
 };
 
-inline TestKeyPair MakeRsaKeyPair() {
-  EVP_PKEY* key = EVP_RSA_gen(2048);
+inline TestKeyPair MakeRsaKeyPair(unsigned bits = 2048) {
+  EVP_PKEY* key = EVP_RSA_gen(bits);
   TestKeyPair out;
   BIO* bio = BIO_new(BIO_s_mem());
   PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
@@ -33,6 +33,12 @@ inline TestKeyPair MakeRsaKeyPair() {
   BIO_free(bio);
   EVP_PKEY_free(key);
   return out;
+}
+
+// RSA generation is slow on a shared machine; one pair serves every test.
+inline const TestKeyPair& SharedTestKeys() {
+  static const TestKeyPair keys = MakeRsaKeyPair();
+  return keys;
 }
 
 inline std::string ServiceAccountJson(const TestKeyPair& keys, const std::string& token_uri,

@@ -1,8 +1,6 @@
 // OpenSSH known_hosts parsing and host key checks. See known_hosts.h.
 #include "source/known_hosts.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -59,6 +57,29 @@ bool HashedMatch(const std::string& pattern, const std::string& host) {
   return len == hash.size() && CRYPTO_memcmp(mac, hash.data(), len) == 0;
 }
 
+// OpenSSH's pattern language: '*' and '?' only. (fnmatch would read the
+// brackets of "[host]:port" as a character class.)
+bool Glob(const char* p, const char* s) {
+  const char* star = nullptr;
+  const char* resume = nullptr;
+  while (*s) {
+    if (*p == '*') {
+      star = p++;
+      resume = s;
+    } else if (*p == '?' || *p == *s) {
+      ++p;
+      ++s;
+    } else if (star) {
+      p = star + 1;
+      s = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (*p == '*') ++p;
+  return *p == '\0';
+}
+
 }  // namespace
 
 Result<KnownHosts> KnownHosts::Load(const std::string& path) {
@@ -104,7 +125,7 @@ bool KnownHosts::Matches(const Entry& e, const std::string& host) {
     bool negated = p[0] == '!';
     std::string pattern = negated ? p.substr(1) : p;
     bool m = pattern.starts_with("|1|") ? HashedMatch(pattern, host)
-                                         : fnmatch(Lower(pattern).c_str(), host.c_str(), 0) == 0;
+                                         : Glob(Lower(pattern).c_str(), host.c_str());
     if (m && negated) return false;  // a negation wins over any other pattern on the line
     matched |= m;
   }

@@ -12,6 +12,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/status.h"
+
+namespace tpu {
+// Readable Status values in gtest failure messages.
+inline void PrintTo(const Status& s, std::ostream* os) { *os << s.ToString(); }
+}  // namespace tpu
+
 namespace tpu::source::testing {
 
 namespace fs = std::filesystem;

@@ -1,0 +1,157 @@
+// Desired node pools and Compute objects from manifests.
+#include "plan/desired.h"
+
+#include <gtest/gtest.h>
+
+#include "plan/ownership.h"
+#include "plan/plan_test_util.h"
+
+namespace tpu::plan {
+namespace {
+
+using testing::MakePool;
+using testing::MakeTarget;
+
+TEST(DesiredTest, MultiHostCompactPlacementAndMarkers) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("train", "v5p", "2x2x4", 2));
+  DesiredTarget d = BuildDesired(t);
+  ASSERT_EQ(d.pools.size(), 2u);
+  const cloud::NodePool& p = d.pools[1].pool;
+  EXPECT_EQ(p.name, "train-1");
+  EXPECT_EQ(p.machine_type, "ct5p-hightpu-4t");
+  EXPECT_EQ(p.node_count, 4);
+  EXPECT_EQ(d.pools[1].chips, 16);
+  ASSERT_TRUE(p.placement_policy);
+  EXPECT_EQ(*p.placement_policy, (cloud::PlacementPolicy{"COMPACT", "2x2x4", ""}));
+  EXPECT_EQ(p.resource_labels->at(cloud::kManagedLabel), "true");
+  EXPECT_EQ(p.resource_labels->at(cloud::kTargetHashLabel), TargetHash("p/c"));
+  EXPECT_EQ(p.locations, std::vector<std::string>{"us-central2-b"});
+  EXPECT_FALSE(p.taints) << "GKE adds the google.com/tpu taint itself";
+  EXPECT_TRUE(d.policies.empty());
+}
+
+TEST(DesiredTest, SingleHostHasNoPlacement) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("serve", "v6e", "2x4"));
+  DesiredTarget d = BuildDesired(t);
+  ASSERT_EQ(d.pools.size(), 1u);
+  EXPECT_FALSE(d.pools[0].pool.placement_policy);
+  EXPECT_EQ(d.pools[0].pool.machine_type, "ct6e-standard-8t");
+  EXPECT_FALSE(d.pools[0].multi_host);
+}
+
+TEST(DesiredTest, Tpu7xMultiHostUsesWorkloadPolicy) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("big", "v7x", "4x4x4", 2));
+  DesiredTarget d = BuildDesired(t);
+  ASSERT_TRUE(d.pools[0].pool.placement_policy);
+  EXPECT_EQ(*d.pools[0].pool.placement_policy, (cloud::PlacementPolicy{"", "", "big-wp"}));
+  ASSERT_EQ(d.policies.size(), 1u) << "one policy shared by every slice";
+  EXPECT_EQ(d.policies[0].resource.name, "big-wp");
+  EXPECT_EQ(d.policies[0].resource.region, "us-central2");
+  EXPECT_EQ(d.policies[0].resource.type, "HIGH_THROUGHPUT");
+  EXPECT_EQ(d.policies[0].resource.accelerator_topology, "4x4x4");
+  auto m = ParseComputeDescription(d.policies[0].resource.description);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->target, "p/c");
+  EXPECT_EQ(m->owner, "TPUNodePool/big");
+}
+
+TEST(DesiredTest, Capacity) {
+  manifest::Target t = MakeTarget();
+  auto spot = MakePool("a", "v6e", "2x2");
+  spot.capacity.type = manifest::CapacityType::kSpot;
+  auto flex = MakePool("b", "v6e", "2x2");
+  flex.capacity.type = manifest::CapacityType::kFlexStart;
+  auto res = MakePool("c", "v6e", "2x2");
+  res.capacity = {manifest::CapacityType::kReservation, "r1", "shared"};
+  t.pools = {spot, flex, res};
+  DesiredTarget d = BuildDesired(t);
+  EXPECT_TRUE(d.pools[0].pool.spot);
+  EXPECT_FALSE(d.pools[0].pool.taints) << "GKE adds the spot taint itself";
+  EXPECT_TRUE(d.pools[1].pool.flex_start);
+  ASSERT_TRUE(d.pools[2].pool.reservation_affinity);
+  EXPECT_EQ(d.pools[2].pool.reservation_affinity->consume_reservation_type, "SPECIFIC_RESERVATION");
+  EXPECT_EQ(d.pools[2].pool.reservation_affinity->values,
+            std::vector<std::string>{"projects/shared/reservations/r1"});
+}
+
+TEST(DesiredTest, TaintsInGkeSpelling) {
+  manifest::Target t = MakeTarget();
+  auto p = MakePool("a", "v6e", "2x2");
+  p.node_config.taints = std::vector<manifest::Taint>{{"k", "v", "NoSchedule"}};
+  t.pools = {p};
+  EXPECT_EQ(BuildDesired(t).pools[0].pool.taints->at(0).effect, "NO_SCHEDULE");
+}
+
+manifest::TPUNodeGroup Group(manifest::TargetSizePolicyMode mode) {
+  manifest::TPUNodeGroup g;
+  g.name = "slice";
+  g.project = "p";
+  g.node_location = "us-east5-a";
+  g.node_count = 4;
+  g.topology = "4x4";
+  auto shape = catalog::ResolveShape("v6e", "4x4");
+  g.shape = *shape;
+  g.target_size_policy_mode = mode;
+  manifest::TPUNodeGroup::InstanceConfig ic;
+  ic.machine_type = "ct6e-standard-4t";
+  ic.image = "projects/p/global/images/img";
+  g.instance_config = ic;
+  return g;
+}
+
+TEST(DesiredTest, NodeGroupPolicyTemplateAndMig) {
+  manifest::Target t = MakeTarget();
+  t.groups.push_back(Group(manifest::TargetSizePolicyMode::kBulk));
+  DesiredTarget d = BuildDesired(t);
+  ASSERT_EQ(d.policies.size(), 1u);
+  ASSERT_EQ(d.templates.size(), 1u);
+  ASSERT_EQ(d.groups.size(), 1u);
+  EXPECT_EQ(d.policies[0].resource.region, "us-east5");
+  const auto& tmpl = d.templates[0].resource;
+  EXPECT_EQ(tmpl.name.rfind("slice-", 0), 0u);
+  EXPECT_EQ(tmpl.name.size(), std::string("slice-").size() + 8);
+  EXPECT_EQ(tmpl.resource_policy, "projects/p/regions/us-east5/resourcePolicies/slice-wp");
+  const auto& mig = d.groups[0].resource;
+  EXPECT_EQ(mig.instance_template, "projects/p/global/instanceTemplates/" + tmpl.name);
+  EXPECT_EQ(mig.target_size, 4);
+  EXPECT_EQ(mig.target_size_policy_mode, "BULK");
+  EXPECT_EQ(d.groups[0].chips, 16);
+  EXPECT_TRUE(ParseComputeDescription(mig.description));
+}
+
+TEST(DesiredTest, TemplateNameFollowsContent) {
+  manifest::Target a = MakeTarget(), b = MakeTarget();
+  a.groups.push_back(Group(manifest::TargetSizePolicyMode::kBulk));
+  auto g = Group(manifest::TargetSizePolicyMode::kBulk);
+  g.instance_config->image = "projects/p/global/images/img2";
+  b.groups.push_back(g);
+  EXPECT_NE(BuildDesired(a).templates[0].resource.name, BuildDesired(b).templates[0].resource.name);
+  EXPECT_EQ(BuildDesired(a).templates[0].resource.name, BuildDesired(a).templates[0].resource.name);
+}
+
+TEST(DesiredTest, BringYourOwnTemplate) {
+  manifest::Target t = MakeTarget();
+  auto g = Group(manifest::TargetSizePolicyMode::kIndividual);
+  g.instance_config.reset();
+  g.instance_template_uri = "https://www.googleapis.com/compute/v1/projects/p/global/instanceTemplates/mine";
+  t.groups.push_back(g);
+  DesiredTarget d = BuildDesired(t);
+  EXPECT_TRUE(d.templates.empty());
+  EXPECT_EQ(d.groups[0].resource.instance_template, "projects/p/global/instanceTemplates/mine");
+  EXPECT_EQ(d.groups[0].resource.target_size_policy_mode, "INDIVIDUAL");
+}
+
+TEST(OwnershipTest, ComputeDescriptionRoundTrip) {
+  auto m = ParseComputeDescription(ComputeDescription({"p/c", "TPUNodeGroup/g", true}));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->target, "p/c");
+  EXPECT_EQ(m->owner, "TPUNodeGroup/g");
+  EXPECT_TRUE(m->prevent_destroy);
+  EXPECT_FALSE(ParseComputeDescription("made by hand"));
+}
+
+}  // namespace
+}  // namespace tpu::plan

@@ -12,5 +12,6 @@ struct CommandContext {
 };
 
 void AddCatalogCommand(CLI::App& app, CommandContext& ctx);
+void AddPlanCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tpu::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
   tpu::cli::CommandContext ctx;
   tpu::cli::AddCatalogCommand(app, ctx);
+  tpu::cli::AddPlanCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,133 @@
+// `tpu-provisioner plan`: load the repo, refresh live state (list calls only),
+// compute the plan and print it — Terraform-style text, or the JSON document
+// of docs/plan-json.md with `-o json` — and optionally save it for
+// `apply FILE` with `-out FILE`. Never calls a mutating API.
+//
+// Exit codes: 0 success (with --detailed-exitcode: success and no changes),
+// 1 error (a fatal one before any plan, or a blocked or refused target, or a
+// repo-level manifest error; the plan is still printed), 2 with
+// --detailed-exitcode: success and changes to apply.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/plan_run.h"
+#include "plan/plan_json.h"
+#include "plan/render_text.h"
+
+namespace tpu::cli {
+namespace {
+
+struct PlanFlags {
+  PlanRunOptions run;
+  std::vector<std::string> targets;
+  std::string output = "text";
+  std::string out_file;
+  std::string stray;  // see the note on -out below
+  bool detailed_exitcode = false;
+  bool show_noop = false;
+  bool no_color = false;
+};
+
+// Written to a temporary file and renamed, so a crash never leaves half a plan.
+Status WriteFileAtomically(const std::string& path, const std::string& data) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::IoError(tmp + ": cannot write");
+    out << data;
+    out.flush();
+    if (!out) return Status::IoError(tmp + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::IoError(path + ": cannot rename the plan into place");
+  }
+  return Status::OK();
+}
+
+int RunPlan(PlanFlags& f) {
+  // CLI11 2.1 has no single-dash long options, so Terraform's `-out FILE`
+  // arrives as `-o ut` plus a stray positional FILE (and `-out=FILE` as
+  // `-o ut=FILE`); both are read back here. `--out FILE` is the plain spelling.
+  if (f.output == "ut" && !f.stray.empty()) {
+    f.out_file = f.stray;
+    f.output = "text";
+  } else if (f.output.rfind("ut=", 0) == 0) {
+    f.out_file = f.output.substr(3);
+    f.output = "text";
+  } else if (!f.stray.empty()) {
+    std::fprintf(stderr, "error: unexpected argument \"%s\"\n", f.stray.c_str());
+    return 1;
+  }
+  if (f.output != "text" && f.output != "json") {
+    std::fprintf(stderr, "error: -o %s: expected text or json\n", f.output.c_str());
+    return 1;
+  }
+  for (const auto& t : f.targets) {
+    if (t.find('/') == std::string::npos || t.front() == '/' || t.back() == '/') {
+      std::fprintf(stderr, "error: --target %s: expected project/cluster\n", t.c_str());
+      return 1;
+    }
+  }
+  f.run.plan.only_targets = f.targets;
+  auto run = LoadRefreshPlan(f.run);
+  if (!run.ok()) {
+    std::fprintf(stderr, "error: %s\n", run.status().message().c_str());
+    return 1;
+  }
+  const plan::Plan& plan = run->plan;
+
+  if (f.output == "json") {
+    std::fputs(plan::PlanToJson(plan).c_str(), stdout);
+  } else {
+    plan::TextOptions text;
+    text.color = !f.no_color && isatty(STDOUT_FILENO);
+    text.show_noop = f.show_noop;
+    std::fputs(plan::RenderText(plan, text).c_str(), stdout);
+  }
+  std::fflush(stdout);
+
+  if (!f.out_file.empty()) {
+    Status s = WriteFileAtomically(f.out_file, plan::PlanToJson(plan));
+    if (!s.ok()) {
+      std::fprintf(stderr, "error: %s\n", s.message().c_str());
+      return 1;
+    }
+    if (f.output == "text")
+      std::printf("\nSaved the plan to %s; apply exactly it with: tpu-provisioner apply %s\n",
+                  f.out_file.c_str(), f.out_file.c_str());
+  }
+
+  if (plan.HasErrors()) return 1;
+  if (f.detailed_exitcode && plan.HasChanges()) return 2;
+  return 0;
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
+  auto* cmd = app.add_subcommand(
+      "plan", "Show what apply would change: manifests against live state (read-only)");
+  auto f = std::make_shared<PlanFlags>();
+  cmd->add_option("--repo", f->run.repo_path, "The GitOps repository (a directory with deploy/)");
+  cmd->add_option("--target", f->targets, "Plan only this project/cluster (repeatable)");
+  cmd->add_option("-o,--output", f->output, "text (default) or json (docs/plan-json.md)");
+  cmd->add_option("--out", f->out_file,
+                  "Also save the plan as JSON to FILE, for `apply FILE` (Terraform's -out FILE works too)");
+  cmd->add_option("stray", f->stray)->group("");  // the FILE of `-out FILE`, see RunPlan
+  cmd->add_flag("--detailed-exitcode", f->detailed_exitcode,
+                "Exit 0 when there are no changes, 2 when there are, 1 on errors");
+  cmd->add_flag("--allow-mass-delete", f->run.plan.allow_mass_delete,
+                "Allow deleting more than a target's maxDeletePercent of its owned chips");
+  cmd->add_flag("--show-noop", f->show_noop, "Also list resources that are in sync");
+  cmd->add_flag("--no-color", f->no_color, "No colours, even on a terminal");
+  AddCloudFlags(cmd, &f->run.cloud);
+  cmd->callback([f, &ctx] { ctx.exit_code = RunPlan(*f); });
+}
+
+}  // namespace tpu::cli

@@ -86,6 +86,20 @@ Result<std::string> GitRepo::ResolveCommit(const std::string& rev) const {
   return OidHex(*git_object_id(commit.get()));
 }
 
+Result<CommitInfo> GitRepo::Info(const std::string& commit) const {
+  std::lock_guard lock(handle_->mu);
+  Result<GitPtr<git_commit>> c = LookupCommit(handle_->repo.get(), commit);
+  if (!c.ok()) return c.status();
+  CommitInfo info;
+  info.id = commit;
+  const char* summary = git_commit_summary(c->get());
+  info.summary = summary ? summary : "";
+  const git_signature* author = git_commit_author(c->get());
+  info.author = std::string(author->name) + " <" + author->email + ">";
+  info.time = git_commit_time(c->get());
+  return info;
+}
+
 Result<GitTree> GitRepo::Tree(const std::string& commit) const {
   std::lock_guard lock(handle_->mu);
   Result<GitPtr<git_commit>> c = LookupCommit(handle_->repo.get(), commit);

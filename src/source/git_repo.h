@@ -7,6 +7,7 @@
 // serialised on it, so a GitRepo may be used from several threads.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,14 @@
 namespace tpu::source {
 
 struct RepoHandle;
+
+// What /status and log lines say about a revision.
+struct CommitInfo {
+  std::string id;       // 40 hex
+  std::string summary;  // the first line of the message
+  std::string author;   // "Name <email>"
+  int64_t time = 0;     // commit time, seconds since the epoch
+};
 
 class GitRepo {
  public:
@@ -36,6 +45,9 @@ class GitRepo {
   // The commit a reference or revision names ("refs/heads/main", "HEAD",
   // "origin/main", a full id). NotFound when it names nothing.
   Result<std::string> ResolveCommit(const std::string& rev) const;
+
+  // Id, summary, author and time of `commit`.
+  Result<CommitInfo> Info(const std::string& commit) const;
 
   // The tree of `commit`, for the manifest loader.
   Result<GitTree> Tree(const std::string& commit) const;

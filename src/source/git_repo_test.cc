@@ -45,6 +45,21 @@ TEST(GitRepoTest, HeadAndResolve) {
   EXPECT_EQ(r->Tree(std::string(40, 'a')).status(), Status::NotFound("commit aaaaaaa is not in the repository"));
 }
 
+TEST(GitRepoTest, CommitInfo) {
+  TempDir dir;
+  InitRepo(dir.path());
+  Git(dir.path(), "commit -q --allow-empty -m 'Add v5p pools' -m 'Details here.'");
+  std::string head = Git(dir.path(), "rev-parse HEAD");
+  Result<GitRepo> r = GitRepo::Open(dir.str());
+  ASSERT_TRUE(r.ok());
+  Result<CommitInfo> info = r->Info(head);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->id, head);
+  EXPECT_EQ(info->summary, "Add v5p pools");
+  EXPECT_EQ(info->author, "t <t@example.com>");
+  EXPECT_EQ(info->time, std::stoll(Git(dir.path(), "log -1 --format=%ct")));
+}
+
 TEST(GitRepoTest, DescendsFromDetectsHistoryRewrites) {
   TempDir dir;
   InitRepo(dir.path());

@@ -85,19 +85,24 @@ Result<RemoteRepo> RemoteRepo::Open(const RemoteOptions& o) {
   return RemoteRepo(o, *repo);
 }
 
-Result<std::string> RemoteRepo::Fetch() {
+Result<std::string> RemoteRepo::Fetch(const std::function<bool()>& should_stop) {
   const std::string where = RedactUrl(options_.url);
   {
-    RepoHandle& h = *repo_.handle_;
-    std::lock_guard lock(h.mu);
+    // A handle of its own, so a long download does not lock out tree reads;
+    // the shared handle's object database rescans packs when it misses an object.
+    git_repository* raw_repo = nullptr;
+    int rc = git_repository_open_ext(&raw_repo, options_.workdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+    if (rc < 0) return GitStatus(rc, "fetch " + where + ": open " + options_.workdir);
+    GitPtr<git_repository> repo(raw_repo);
     git_remote* raw = nullptr;
-    if (int rc = git_remote_lookup(&raw, h.repo.get(), kRemoteName); rc < 0) {
+    if (rc = git_remote_lookup(&raw, repo.get(), kRemoteName); rc < 0) {
       return GitStatus(rc, "fetch " + where + ": read remote");
     }
     GitPtr<git_remote> remote(raw);
     RemoteCallbackState state;
     state.credentials = &options_.credentials;
     state.url = options_.url;
+    state.should_stop = should_stop;
     git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
     SetRemoteCallbacks(&fo.callbacks, &state);
     // Prune, so a branch deleted upstream reads as NotFound, not as its last commit.
@@ -107,7 +112,7 @@ Result<std::string> RemoteRepo::Fetch() {
     std::string spec = "+" + BranchRef() + ":" + TrackingRef();
     char* specs[] = {spec.data()};
     git_strarray refspecs = {specs, 1};
-    if (int rc = git_remote_fetch(remote.get(), &refspecs, &fo, "tpu-provisioner: fetch"); rc < 0) {
+    if (rc = git_remote_fetch(remote.get(), &refspecs, &fo, "tpu-provisioner: fetch"); rc < 0) {
       if (!state.failure.ok()) return state.failure.WithContext("fetch " + where);
       Status s = GitStatus(rc, "fetch " + where);
       std::string msg = Scrub(s.message(), options_.url);

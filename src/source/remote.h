@@ -13,9 +13,11 @@
 //   DescendsFrom(fetched, applied) false → history rewrite: report; hold or go on
 //   UpdateBranch(fetched, allow_rewrite); Tree(fetched); ChangedPaths(applied, fetched)
 //
-// Not for concurrent use: Fetch() holds the repository for its duration.
+// Fetch() and UpdateBranch() are for one thread at a time (the daemon loop);
+// repo() may be used from others meanwhile.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -50,7 +52,12 @@ class RemoteRepo {
   // Unavailable when the remote cannot be reached (retry later);
   // PermissionDenied for refused credentials or host keys; NotFound when the
   // remote has no such branch. Messages carry the URL without credentials.
-  Result<std::string> Fetch();
+  // `should_stop` is polled while data arrives (shutdown, or a deadline);
+  // true aborts with DeadlineExceeded. libgit2 1.5 has no connect or read
+  // timeout, so a server that accepts and then stalls is not interrupted: run
+  // Fetch where a stuck call cannot hold up shutdown.
+  // Uses its own repository handle: trees may be read meanwhile.
+  Result<std::string> Fetch(const std::function<bool()>& should_stop = nullptr);
 
   // The commit the local branch points at (the last one accepted); NotFound
   // before the first UpdateBranch.

@@ -25,11 +25,22 @@ std::string TokenSource(const GitCredentials& c) {
   return c.token_file.empty() ? "$" + c.token_env : c.token_file;
 }
 
+int CheckStop(RemoteCallbackState* st) {
+  if (!st->should_stop || !st->should_stop()) return 0;
+  return Refuse(st, Status::DeadlineExceeded("stopped before it finished"), GIT_EUSER);
+}
+
 }  // namespace
 
 void SetRemoteCallbacks(git_remote_callbacks* callbacks, RemoteCallbackState* state) {
   callbacks->credentials = AcquireCredential;
   callbacks->certificate_check = CheckCertificate;
+  callbacks->transfer_progress = [](const git_indexer_progress*, void* payload) {
+    return CheckStop(static_cast<RemoteCallbackState*>(payload));
+  };
+  callbacks->sideband_progress = [](const char*, int, void* payload) {
+    return CheckStop(static_cast<RemoteCallbackState*>(payload));
+  };
   callbacks->payload = state;
 }
 

@@ -9,6 +9,7 @@
 
 #include <git2.h>
 
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -21,6 +22,8 @@ struct RemoteCallbackState {
   std::string url;        // for messages (redacted) and the ssh port
   int token_attempts = 0;  // each kind is offered once: a refused secret is not retried
   int ssh_key_attempts = 0;
+  // Polled while data flows; true aborts the fetch with DeadlineExceeded.
+  std::function<bool()> should_stop;
   Status failure;
 };
 

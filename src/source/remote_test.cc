@@ -115,6 +115,17 @@ TEST_F(RemoteTest, DetectsAForcePush) {
   EXPECT_EQ(*remote.BranchCommit(), rewritten);
 }
 
+TEST_F(RemoteTest, AStopRequestAbortsTheFetch) {
+  Push("a.yaml", "1\n");
+  RemoteRepo remote = OpenRemote("file://" + upstream().string());
+  int polls = 0;
+  Result<std::string> r = remote.Fetch([&] { return ++polls > 0; });
+  EXPECT_EQ(r.status(), Status::DeadlineExceeded("fetch file://" + upstream().string() +
+                                                 ": stopped before it finished"));
+  EXPECT_GT(polls, 0);
+  EXPECT_TRUE(remote.Fetch([] { return false; }).ok());  // and nothing is left broken
+}
+
 TEST_F(RemoteTest, MissingBranchIsNotFound) {
   Push("a.yaml", "1\n");
   RemoteRepo remote = OpenRemote("file://" + upstream().string(), "release");

@@ -1,0 +1,45 @@
+// The RevisionSources over a local git checkout: the commit HEAD points at
+// (the default), or the checkout's files on disk (--worktree).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "daemon/revision_source.h"
+#include "source/git_repo.h"
+
+namespace tpu::daemon {
+
+// HEAD of an existing checkout (`--repo PATH`).
+class CheckoutSource : public RevisionSource {
+ public:
+  explicit CheckoutSource(source::GitRepo repo) : repo_(std::move(repo)) {}
+  Result<Revision> Current() override;
+  Result<Revision> AtCommit(const std::string& commit) override;
+  Result<bool> DescendsFrom(const std::string& commit, const std::string& ancestor) override {
+    return repo_.DescendsFrom(commit, ancestor);
+  }
+  std::string Describe() const override { return "checkout " + repo_.workdir() + " (HEAD)"; }
+
+ private:
+  source::GitRepo repo_;
+};
+
+// A directory's files as they are on disk (`--worktree`), uncommitted
+// changes included. `repo` (optional) names the revision after HEAD.
+class WorktreeSource : public RevisionSource {
+ public:
+  WorktreeSource(std::string root, std::unique_ptr<source::GitRepo> repo)
+      : root_(std::move(root)), repo_(std::move(repo)) {}
+  Result<Revision> Current() override;
+  Result<Revision> AtCommit(const std::string& commit) override;
+  // A working tree has no history to rewrite.
+  Result<bool> DescendsFrom(const std::string&, const std::string&) override { return true; }
+  std::string Describe() const override { return "working tree " + root_; }
+
+ private:
+  std::string root_;
+  std::unique_ptr<source::GitRepo> repo_;
+};
+
+}  // namespace tpu::daemon

@@ -1,0 +1,118 @@
+// MetricsText: see metrics_text.h.
+#include "daemon/metrics_text.h"
+
+#include <cstdio>
+
+namespace tpu::daemon {
+namespace {
+
+constexpr const char* kNs = "tpu_provisioner_";
+
+class Writer {
+ public:
+  void Family(const std::string& name, const char* type, const char* help) {
+    out_ += "# HELP " + std::string(kNs) + name + " " + help + "\n";
+    out_ += "# TYPE " + std::string(kNs) + name + " " + type + "\n";
+  }
+  void Sample(const std::string& name, const std::string& labels, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", value);
+    out_ += std::string(kNs) + name + (labels.empty() ? "" : "{" + labels + "}") + " " + buf + "\n";
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+std::string Label(const std::string& name, const std::string& value) {
+  return name + "=\"" + EscapeLabel(value) + "\"";
+}
+
+std::string FormatLe(double le) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", le);
+  return buf;
+}
+
+}  // namespace
+
+std::string EscapeLabel(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
+  Writer w;
+  w.Family("reconcile_duration_seconds", "histogram", "Duration of reconciles that did work.");
+  for (const auto& [le, n] : s.duration_buckets)
+    w.Sample("reconcile_duration_seconds_bucket", Label("le", FormatLe(le)), static_cast<double>(n));
+  w.Sample("reconcile_duration_seconds_bucket", Label("le", "+Inf"), static_cast<double>(s.duration_count));
+  w.Sample("reconcile_duration_seconds_sum", "", s.duration_sum);
+  w.Sample("reconcile_duration_seconds_count", "", static_cast<double>(s.duration_count));
+
+  w.Family("reconciles_total", "counter", "Reconciles that did work, by result.");
+  w.Sample("reconciles_total", Label("result", "ok"), static_cast<double>(s.reconciles - s.reconcile_errors));
+  w.Sample("reconciles_total", Label("result", "error"), static_cast<double>(s.reconcile_errors));
+
+  w.Family("plan_actions_total", "counter", "Executable plan actions by kind (noop excluded).");
+  for (const char* kind : {"create", "update", "resize", "replace", "delete"}) {
+    auto it = s.planned_actions.find(kind);
+    w.Sample("plan_actions_total", Label("kind", kind),
+             it == s.planned_actions.end() ? 0.0 : static_cast<double>(it->second));
+  }
+  w.Family("apply_actions_total", "counter", "Applied actions by result.");
+  for (const auto& [result, n] : s.applied_actions)
+    w.Sample("apply_actions_total", Label("result", result), static_cast<double>(n));
+
+  w.Family("api_calls_total", "counter", "Cloud API calls by HTTP method and status code.");
+  for (const auto& [key, n] : extra.api_calls) {
+    size_t space = key.find(' ');
+    std::string method = key.substr(0, space);
+    std::string code = space == std::string::npos ? "" : key.substr(space + 1);
+    w.Sample("api_calls_total", Label("method", method) + "," + Label("code", code), static_cast<double>(n));
+  }
+  w.Family("operations_in_flight", "gauge", "Apply tasks started and not finished.");
+  w.Sample("operations_in_flight", "", extra.operations_in_flight);
+
+  w.Family("declared_chips", "gauge", "TPU chips the manifests declare, per target.");
+  for (const auto& t : s.targets) w.Sample("declared_chips", Label("target", t.key), t.declared_chips);
+  w.Family("live_chips", "gauge", "TPU chips in owned live resources, per target.");
+  for (const auto& t : s.targets) w.Sample("live_chips", Label("target", t.key), t.live_chips);
+  w.Family("target_state", "gauge", "1 for each target's current state.");
+  for (const auto& t : s.targets)
+    w.Sample("target_state", Label("target", t.key) + "," + Label("state", TargetStateName(t.state)), 1);
+
+  w.Family("last_applied_revision", "gauge", "The revision last reconciled to the end (as a label).");
+  if (!s.last_applied_revision.empty())
+    w.Sample("last_applied_revision", Label("revision", s.last_applied_revision), 1);
+
+  w.Family("files_parsed_total", "counter", "Manifest files parsed (parse-cache misses).");
+  w.Sample("files_parsed_total", "", static_cast<double>(s.files_parsed));
+  w.Family("files_parsed_last_load", "gauge", "Manifest files parsed by the latest load.");
+  w.Sample("files_parsed_last_load", "", static_cast<double>(s.files_parsed_last));
+  w.Family("history_rewrites_total", "counter", "New heads that did not descend from the applied commit.");
+  w.Sample("history_rewrites_total", "", static_cast<double>(s.history_rewrites));
+  w.Family("refreshes_total", "counter", "Live-state refreshes.");
+  w.Sample("refreshes_total", "", static_cast<double>(s.refreshes));
+
+  w.Family("fetches_total", "counter", "Fetches of a remote source, by result.");
+  for (const char* r : {"ok", "error"}) {
+    auto it = extra.fetches.find(r);
+    w.Sample("fetches_total", Label("result", r), it == extra.fetches.end() ? 0.0 : static_cast<double>(it->second));
+  }
+  w.Family("webhook_requests_total", "counter", "POST /hooks/git calls, by result.");
+  for (const auto& [r, n] : extra.webhook_requests)
+    w.Sample("webhook_requests_total", Label("result", r), static_cast<double>(n));
+  w.Family("ready", "gauge", "1 after the first complete reconcile.");
+  w.Sample("ready", "", s.ready ? 1 : 0);
+  return w.Take();
+}
+
+}  // namespace tpu::daemon

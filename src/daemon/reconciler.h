@@ -1,0 +1,126 @@
+// Reconciler: one reconcile of the GitOps loop (DESIGN §7), as a library. The
+// daemon's main loop calls RunOnce() on every wake-up; tests call it directly
+// with a fake clock, a real git repository and the cloud emulator.
+//
+// A reconcile reads the source's current revision, loads it (parse cache by
+// blob id), and decides what to re-plan:
+//   - a drift check (the first reconcile, every drift_interval, or forced):
+//     every target, against live state refreshed for every project;
+//   - otherwise only targets whose files changed, whose backoff expired or
+//     whose apply was interrupted, against the last refresh of their projects
+//     (re-listed only when something of ours changed them since).
+// It then applies with plan's safety rules: blocked and refused targets get
+// nothing; --dry-run plans and reports only. A failed target backs off on its
+// own (target_backoff.h); the others go on. A new head that does not descend
+// from the last reconciled commit is reported; with refuse_history_rewrite the
+// old commit stays in force until AcceptHistoryRewrite().
+//
+// Thread-safety: RunOnce, NextDue and AcceptHistoryRewrite from one thread
+// (the loop); Snapshot and Cancel from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemon/clock.h"
+#include "daemon/cloud_port.h"
+#include "daemon/daemon_status.h"
+#include "daemon/revision_source.h"
+#include "daemon/target_backoff.h"
+#include "daemon/target_signatures.h"
+#include "manifest/loader.h"
+#include "manifest/parse_cache.h"
+
+namespace tpu::daemon {
+
+struct ReconcilerOptions {
+  bool dry_run = false;                 // plan and report; never mutate
+  bool allow_mass_delete = false;       // --allow-mass-delete
+  bool refuse_history_rewrite = false;  // hold the old commit after a force-push
+  std::chrono::milliseconds drift_interval{std::chrono::minutes(5)};
+  BackoffPolicy backoff;
+  manifest::LoadOptions load;
+  std::string tool_version;
+};
+
+// What one RunOnce did: the daemon's log line, and what tests assert.
+struct CycleReport {
+  bool ran = false;    // false: nothing was due (no change, no drift check, no retry)
+  bool full = false;   // a drift check over every target
+  std::string revision;
+  std::vector<std::string> planned_targets;  // keys re-planned
+  std::map<std::string, int> actions;        // executable actions planned, by kind (noop excluded)
+  int applied = 0;
+  int failed = 0;
+  int waiting_for_capacity = 0;
+  int blocked = 0;     // planned targets that are blocked or refused
+  uint64_t files_parsed = 0;
+  Status error;        // source, load or refresh failure
+  std::vector<std::string> warnings;  // history rewrites, for the log
+  std::chrono::milliseconds duration{0};
+};
+
+class Reconciler {
+ public:
+  // Every pointer must outlive the Reconciler.
+  Reconciler(RevisionSource* source, CloudPort* cloud, const Clock* clock, ReconcilerOptions options);
+
+  // One reconcile. `force_full` makes it a drift check (SIGHUP, lost inotify events).
+  CycleReport RunOnce(bool force_full = false);
+  // When a reconcile is due without any new revision: the next drift check or
+  // the earliest backoff retry.
+  TimePoint NextDue() const;
+  // Takes the head a history rewrite moved to (--refuse-history-rewrite held
+  // the old commit) and makes the next reconcile a drift check.
+  void AcceptHistoryRewrite();
+  // Stops the apply in progress and every later one (shutdown). Any thread.
+  void Cancel();
+  bool cancelled() const { return cancelled_; }
+
+  DaemonStatus Snapshot() const;
+
+ private:
+  struct ApplyOutcome {
+    int done = 0, failed = 0, waiting = 0, cancelled = 0, skipped = 0;
+    std::string first_error;
+  };
+
+  // Lists `projects` into live_; returns the projects that failed, with why.
+  std::map<std::string, Status> RefreshProjects(const std::vector<std::string>& projects,
+                                                std::vector<cloud::Operation>* running);
+  void RecordFailure(TargetReport& r, const std::string& error, TimePoint now, bool capacity);
+  int LiveChips(const std::string& key, const manifest::Target* declared) const;
+  void FinishCycle(CycleReport& report, TimePoint start);
+
+  RevisionSource* source_;
+  CloudPort* cloud_;
+  const Clock* clock_;
+  const ReconcilerOptions options_;
+
+  // Loop-thread state.
+  manifest::ParseCache cache_;
+  TreeSignatures signatures_;
+  bool initialized_ = false;
+  bool force_full_next_ = false;
+  TimePoint next_drift_{};
+  cloud::LiveState live_;
+  std::set<std::string> stale_projects_;  // mutated by us since their last refresh
+  std::set<std::string> known_projects_;  // every project ever seen (vanished targets)
+  std::set<std::string> interrupted_;     // targets whose apply was cancelled
+  TargetBackoff backoff_;
+  std::string applied_commit_;  // the commit last reconciled (history checks)
+  std::string rewrite_seen_;    // the head of the latest rewrite reported
+  std::string rewrite_accepted_;
+  std::atomic<bool> cancelled_{false};
+
+  mutable std::mutex mu_;
+  DaemonStatus status_;                          // guarded by mu_
+  std::map<std::string, TargetReport> reports_;  // guarded by mu_
+};
+
+}  // namespace tpu::daemon

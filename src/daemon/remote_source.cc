@@ -1,0 +1,29 @@
+// RemoteSource: see remote_source.h.
+#include "daemon/remote_source.h"
+
+namespace tpu::daemon {
+
+Status RemoteSource::Fetch() {
+  auto fetched = remote_.Fetch();
+  if (!fetched.ok()) return fetched.status();
+  auto updated = remote_.UpdateBranch(*fetched, /*allow_rewrite=*/true);
+  return updated.ok() ? Status::OK() : updated.status();
+}
+
+Result<Revision> RemoteSource::Current() {
+  auto commit = remote_.BranchCommit();
+  if (!commit.ok()) return commit.status().WithContext("nothing fetched yet from " + Describe());
+  return AtCommit(*commit);
+}
+
+Result<Revision> RemoteSource::AtCommit(const std::string& commit) {
+  auto tree = remote_.repo().Tree(commit);
+  if (!tree.ok()) return tree.status().WithContext("read commit " + commit);
+  Revision r;
+  r.id = commit;
+  r.is_commit = true;
+  r.tree = std::make_unique<source::GitTree>(std::move(tree.value()));
+  return r;
+}
+
+}  // namespace tpu::daemon

@@ -1,0 +1,143 @@
+// Compute wire mapping: workload policies, instance templates (int64 as
+// strings), managed instance groups, compute#operation with errors.
+#include "cloud/compute_wire.h"
+
+#include <gtest/gtest.h>
+
+namespace tpu::cloud {
+namespace {
+
+using nlohmann::json;
+
+TEST(ComputeWireTest, WorkloadPolicyRoundTrip) {
+  WorkloadPolicy p{"wp-1", "us-central1", "HIGH_THROUGHPUT", "4x4x4", kComputeMarker, "READY",
+                   "https://compute.googleapis.com/compute/v1/projects/p/regions/us-central1/resourcePolicies/wp-1"};
+  json j = WorkloadPolicyToJson(p);
+  EXPECT_EQ(j["workloadPolicy"], json({{"type", "HIGH_THROUGHPUT"}, {"acceleratorTopology", "4x4x4"}}));
+  EXPECT_TRUE(IsWorkloadPolicyJson(j));
+  auto back = WorkloadPolicyFromJson(j);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->name, p.name);
+  EXPECT_EQ(back->region, "us-central1");
+  EXPECT_EQ(back->type, p.type);
+  EXPECT_EQ(back->accelerator_topology, p.accelerator_topology);
+  EXPECT_EQ(back->description, p.description);
+  EXPECT_EQ(back->self_link, p.self_link);
+  // The region comes back from the API as a URL.
+  auto fromUrl = WorkloadPolicyFromJson(json::parse(
+      R"({"name":"wp","region":"https://compute.googleapis.com/compute/v1/projects/p/regions/us-east5","workloadPolicy":{"type":"HIGH_THROUGHPUT"}})"));
+  EXPECT_EQ(fromUrl->region, "us-east5");
+  EXPECT_FALSE(IsWorkloadPolicyJson(json::parse(R"({"name":"snap","snapshotSchedulePolicy":{}})")));
+}
+
+TEST(ComputeWireTest, InstanceTemplateRoundTripAndWireShape) {
+  InstanceTemplate t;
+  t.name = "tmpl-1";
+  t.description = kComputeMarker;
+  t.machine_type = "tpu7x-standard-4t";
+  t.provisioning_model = "SPOT";
+  t.reservation = "res-a";
+  t.source_image = "projects/cos-cloud/global/images/family/cos-stable";
+  t.subnetwork = "regions/us-central1/subnetworks/default";
+  t.boot_disk_size_gb = 100;
+  t.disk_type = "hyperdisk-balanced";
+  t.service_accounts = {"sa@p.iam.gserviceaccount.com"};
+  t.network_tags = {"tpu"};
+  t.metadata = {{"k", "v"}};
+  t.resource_policy = "projects/p/regions/us-central1/resourcePolicies/wp-1";
+  json j = InstanceTemplateToJson(t);
+  const json& props = j["properties"];
+  EXPECT_EQ(props["disks"][0]["initializeParams"]["diskSizeGb"], "100");  // int64 → string
+  EXPECT_EQ(props["disks"][0]["boot"], true);
+  EXPECT_EQ(props["scheduling"]["provisioningModel"], "SPOT");
+  EXPECT_EQ(props["reservationAffinity"]["consumeReservationType"], "SPECIFIC_RESERVATION");
+  EXPECT_EQ(props["metadata"]["items"][0], json({{"key", "k"}, {"value", "v"}}));
+  EXPECT_EQ(props["tags"]["items"][0], "tpu");
+  EXPECT_EQ(props["serviceAccounts"][0]["email"], "sa@p.iam.gserviceaccount.com");
+  auto back = InstanceTemplateFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->name, t.name);
+  EXPECT_EQ(back->machine_type, t.machine_type);
+  EXPECT_EQ(back->provisioning_model, t.provisioning_model);
+  EXPECT_EQ(back->reservation, t.reservation);
+  EXPECT_EQ(back->source_image, t.source_image);
+  EXPECT_EQ(back->subnetwork, t.subnetwork);
+  EXPECT_EQ(back->boot_disk_size_gb, t.boot_disk_size_gb);
+  EXPECT_EQ(back->disk_type, t.disk_type);
+  EXPECT_EQ(back->service_accounts, t.service_accounts);
+  EXPECT_EQ(back->network_tags, t.network_tags);
+  EXPECT_EQ(back->metadata, t.metadata);
+  EXPECT_EQ(back->resource_policy, t.resource_policy);
+  // Numbers are accepted where strings are expected.
+  auto numeric = InstanceTemplateFromJson(json::parse(R"({"name":"n","properties":{"disks":[{"boot":true,"initializeParams":{"diskSizeGb":50}}]}})"));
+  EXPECT_EQ(numeric->boot_disk_size_gb, 50);
+}
+
+TEST(ComputeWireTest, InstanceGroupManagerRoundTrip) {
+  InstanceGroupManager m;
+  m.name = "slice-a";
+  m.zone = "us-central1-a";
+  m.description = kComputeMarker;
+  m.instance_template = "projects/p/global/instanceTemplates/tmpl-1";
+  m.base_instance_name = "slice-a";
+  m.target_size = 16;
+  m.target_size_policy_mode = "BULK";
+  m.workload_policy = "projects/p/regions/us-central1/resourcePolicies/wp-1";
+  json j = InstanceGroupManagerToJson(m);
+  EXPECT_EQ(j["targetSizePolicy"], json({{"mode", "BULK"}}));
+  EXPECT_EQ(j["resourcePolicies"], json({{"workloadPolicy", m.workload_policy}}));
+  auto back = InstanceGroupManagerFromJson(j);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->name, m.name);
+  EXPECT_EQ(back->zone, m.zone);
+  EXPECT_EQ(back->target_size, 16);
+  EXPECT_EQ(back->target_size_policy_mode, "BULK");
+  EXPECT_EQ(back->workload_policy, m.workload_policy);
+  EXPECT_EQ(back->instance_template, m.instance_template);
+  auto live = InstanceGroupManagerFromJson(json::parse(
+      R"({"name":"g","zone":"https://compute.googleapis.com/compute/v1/projects/p/zones/us-east5-b","targetSize":4,"status":{"isStable":false}})"));
+  EXPECT_EQ(live->zone, "us-east5-b");
+  EXPECT_EQ(live->status, "UPDATING");
+}
+
+TEST(ComputeWireTest, OperationScopesAndErrors) {
+  auto zonal = ComputeOperationFromJson(json::parse(R"({"kind":"compute#operation","name":"operation-1",
+    "zone":"https://compute.googleapis.com/compute/v1/projects/p/zones/us-central1-a",
+    "operationType":"insert","status":"RUNNING","progress":0,
+    "selfLink":"https://compute.googleapis.com/compute/v1/projects/p/zones/us-central1-a/operations/operation-1"})"));
+  ASSERT_TRUE(zonal.ok());
+  EXPECT_EQ(zonal->api, Operation::Api::kCompute);
+  EXPECT_EQ(zonal->project, "p");
+  EXPECT_EQ(zonal->scope, "zones");
+  EXPECT_EQ(zonal->location, "us-central1-a");
+  auto regional = ComputeOperationFromJson(json::parse(R"({"name":"o","region":"projects/p/regions/r1","status":"PENDING"})"), "p");
+  EXPECT_EQ(regional->scope, "regions");
+  EXPECT_EQ(regional->location, "r1");
+  auto global = ComputeOperationFromJson(json::parse(R"({"name":"o","status":"DONE"})"), "p");
+  EXPECT_EQ(global->scope, "global");
+  EXPECT_FALSE(global->failed());
+  auto failed = ComputeOperationFromJson(json::parse(R"({"name":"o","status":"DONE","zone":"projects/p/zones/z",
+    "httpErrorStatusCode":503,"httpErrorMessage":"SERVICE UNAVAILABLE",
+    "error":{"errors":[{"code":"ZONE_RESOURCE_POOL_EXHAUSTED","message":"The zone does not have enough resources"}]}})"), "p");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_TRUE(failed->failed());
+  EXPECT_EQ(failed->error_code, 503);
+  EXPECT_EQ(failed->error_reason, "ZONE_RESOURCE_POOL_EXHAUSTED");
+  EXPECT_EQ(failed->error_message, "The zone does not have enough resources");
+  auto back = ComputeOperationFromJson(ComputeOperationToJson(*failed), "p");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->error_reason, failed->error_reason);
+  EXPECT_EQ(back->scope, "zones");
+  EXPECT_EQ(back->location, "z");
+}
+
+TEST(ComputeWireTest, UrlSegments) {
+  EXPECT_EQ(LastSegment("https://h/compute/v1/projects/p/zones/z1"), "z1");
+  EXPECT_EQ(SegmentAfter("https://h/compute/v1/projects/p/zones/z1/x", "zones"), "z1");
+  EXPECT_EQ(SegmentAfter("projects/p/zones/z1", "projects"), "p");
+  EXPECT_EQ(SegmentAfter("projects/p/zones/z/instanceGroupManagers/n/resize?size=3", "instanceGroupManagers"), "n");
+  EXPECT_EQ(SegmentAfter("projects/p", "zones"), "");
+}
+
+}  // namespace
+}  // namespace tpu::cloud

@@ -25,6 +25,7 @@ namespace {
 struct PlanFlags {
   PlanRunOptions run;
   std::vector<std::string> targets;
+  std::vector<std::string> outputs;  // every -o/--output value, see the note on -out below
   std::string output = "text";
   std::string out_file;
   std::string stray;  // see the note on -out below
@@ -54,13 +55,17 @@ int RunPlan(PlanFlags& f) {
   // CLI11 2.1 has no single-dash long options, so Terraform's `-out FILE`
   // arrives as `-o ut` plus a stray positional FILE (and `-out=FILE` as
   // `-o ut=FILE`); both are read back here. `--out FILE` is the plain spelling.
-  if (f.output == "ut" && !f.stray.empty()) {
-    f.out_file = f.stray;
-    f.output = "text";
-  } else if (f.output.rfind("ut=", 0) == 0) {
-    f.out_file = f.output.substr(3);
-    f.output = "text";
-  } else if (!f.stray.empty()) {
+  for (const auto& v : f.outputs) {
+    if (v == "ut" && !f.stray.empty()) {
+      f.out_file = f.stray;
+      f.stray.clear();
+    } else if (v.rfind("ut=", 0) == 0) {
+      f.out_file = v.substr(3);
+    } else {
+      f.output = v;
+    }
+  }
+  if (!f.stray.empty()) {
     std::fprintf(stderr, "error: unexpected argument \"%s\"\n", f.stray.c_str());
     return 1;
   }
@@ -116,7 +121,9 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
   auto f = std::make_shared<PlanFlags>();
   cmd->add_option("--repo", f->run.repo_path, "The GitOps repository (a directory with deploy/)");
   cmd->add_option("--target", f->targets, "Plan only this project/cluster (repeatable)");
-  cmd->add_option("-o,--output", f->output, "text (default) or json (docs/plan-json.md)");
+  cmd->add_option("-o,--output", f->outputs, "text (default) or json (docs/plan-json.md)")
+      ->expected(1)
+      ->take_all();
   cmd->add_option("--out", f->out_file,
                   "Also save the plan as JSON to FILE, for `apply FILE` (Terraform's -out FILE works too)");
   cmd->add_option("stray", f->stray)->group("");  // the FILE of `-out FILE`, see RunPlan

@@ -17,6 +17,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cloud/compute_wire.h"
 #include "cloud/gke_wire.h"
 #include "manifest/disk_tree.h"
 #include "manifest/loader.h"
@@ -143,8 +144,24 @@ class PlanE2ETest : public ::testing::Test {
     manifest::Repo repo = manifest::LoadRepo(**tree);
     ASSERT_TRUE(repo.AllErrors().empty()) << repo.AllErrors()[0].ToString();
     json pools = json::array();
+    httplib::Client client("127.0.0.1", emu_->port());
+    httplib::Headers auth = {{"Authorization", "Bearer seed"}};
+    auto insert = [&](const std::string& path, const json& body) {
+      auto r = client.Post(("/compute/v1/projects/p/" + path).c_str(), auth, body.dump(), "application/json");
+      ASSERT_TRUE(r);
+      ASSERT_EQ(r->status, 200) << path << ": " << r->body;
+    };
     for (const auto& t : repo.targets) {
-      for (auto& dp : BuildDesired(t).pools) {
+      DesiredTarget d = BuildDesired(t);
+      // Compute objects first: a tpu7x pool's create checks its workload policy.
+      for (const auto& wp : d.policies)
+        insert("regions/" + wp.resource.region + "/resourcePolicies", cloud::WorkloadPolicyToJson(wp.resource));
+      for (const auto& it : d.templates)
+        insert("global/instanceTemplates", cloud::InstanceTemplateToJson(it.resource));
+      for (const auto& g : d.groups)
+        insert("zones/" + g.resource.zone + "/instanceGroupManagers",
+               cloud::InstanceGroupManagerToJson(g.resource));
+      for (auto& dp : d.pools) {
         if (edit && !edit(dp.pool)) continue;
         pools.push_back({{"project", t.project},
                          {"location", "us-central2"},
@@ -152,7 +169,6 @@ class PlanE2ETest : public ::testing::Test {
                          {"nodePool", cloud::CreateNodePoolBody(dp.pool)["nodePool"]}});
       }
     }
-    httplib::Client client("127.0.0.1", emu_->port());
     auto r = client.Post("/sim/seed", json{{"nodePools", pools}}.dump(), "application/json");
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;
@@ -419,6 +435,58 @@ TEST_F(PlanE2ETest, SavedPlanRoundTripsAndTargetFilter) {
   Run bad = Plan("--target nonsense");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("expected project/cluster"), std::string::npos);
+}
+
+constexpr const char* kV7x = R"(apiVersion: tpu-provisioner.io/v1alpha1
+kind: TPUNodePool
+metadata:
+  name: big
+spec:
+  accelerator: v7x
+  topology: 2x2x2
+  slices: 2
+  location: us-central2-b
+  workloadPolicy: big-wp
+)";
+
+std::string Group(const std::string& image) {
+  return R"(apiVersion: tpu.google.com/v1alpha1
+kind: TPUNodeGroup
+metadata:
+  name: slice
+spec:
+  project: p
+  nodeLocation: us-central2-b
+  nodeCount: 2
+  topology: 2x2x2
+  targetSizePolicyMode: "BULK"
+  instanceConfig:
+    machineType: tpu7x-standard-4t
+    provisioningModel: SPOT
+    image: )" + image + "\n";
+}
+
+TEST_F(PlanE2ETest, Tpu7xAndNodeGroupInSyncThenTemplateChange) {
+  Write("deploy/p/c/big.yaml", kV7x);
+  Write("deploy/p/g/group.yaml", Group("projects/p/global/images/a"));
+  SeedFromRepo();
+  json plan = PlanJson("", 0);
+  EXPECT_EQ(plan["hasChanges"], false) << plan.dump(1);
+  EXPECT_EQ(Target(plan, "p/g")["ownedChips"], 8);
+  ExpectReadOnly();
+
+  Write("deploy/p/g/group.yaml", Group("projects/p/global/images/b"));
+  emu_->ResetCounters();
+  json changed = PlanJson("", 2);
+  std::vector<std::string> steps = Steps(changed, "p/g");
+  ASSERT_EQ(steps.size(), 3u) << changed.dump(1);
+  EXPECT_EQ(steps[0].rfind("create slice-", 0), 0u);
+  EXPECT_EQ(steps[1], "replace slice");
+  EXPECT_EQ(steps[2].rfind("delete slice-", 0), 0u);
+  const json& actions = Target(changed, "p/g")["actions"];
+  for (const auto& a : actions)
+    if (a["action"] == "delete") EXPECT_EQ(a["dependsOn"], json::array({"instanceGroupManager:p/us-central2-b/slice"}));
+  ExpectReadOnly();
 }
 
 }  // namespace

@@ -8,3 +8,4 @@ scripts/build.sh
 bin=${BUILD_DIR:-build}/bin/tpu-provisioner
 set -x
 "$bin" catalog
+"$bin" validate --repo example-project

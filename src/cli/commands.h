@@ -13,5 +13,8 @@ struct CommandContext {
 
 void AddCatalogCommand(CLI::App& app, CommandContext& ctx);
 void AddPlanCommand(CLI::App& app, CommandContext& ctx);
+void AddApplyCommand(CLI::App& app, CommandContext& ctx);
+void AddValidateCommand(CLI::App& app, CommandContext& ctx);
+void AddWatchCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tpu::cli

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   tpu::cli::CommandContext ctx;
   tpu::cli::AddCatalogCommand(app, ctx);
   tpu::cli::AddPlanCommand(app, ctx);
+  tpu::cli::AddApplyCommand(app, ctx);
+  tpu::cli::AddValidateCommand(app, ctx);
+  tpu::cli::AddWatchCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

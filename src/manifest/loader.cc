@@ -38,8 +38,8 @@ class Loader {
   Repo Load() {
     auto root = tree_.List("deploy");
     if (!root.ok()) {
-      repo_.errors.push_back(FileError("deploy", "no deploy/ directory in " + tree_.Describe() +
-                                                     " (expected manifests in " + kLayout + ")"));
+      repo_.errors.push_back(FileError("deploy", std::string("no deploy/ directory (expected manifests in ") +
+                                                     kLayout + ")"));
       return std::move(repo_);
     }
     for (const auto& e : *root) {

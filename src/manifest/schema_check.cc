@@ -147,11 +147,15 @@ Located Walk(const YamlDocument& doc, const json& root, const std::vector<std::s
   return at;
 }
 
-std::string Quoted(const std::string& description) {
-  auto open = description.find('\'');
+// The property name valijson quotes at the end of a message, after `marker`:
+// "Missing required property 'x'.", "... constraints: 'x'."
+std::string Quoted(const std::string& description, const std::string& marker) {
+  auto open = description.find(marker);
   auto close = description.rfind('\'');
-  if (open == std::string::npos || close <= open) return "";
-  return description.substr(open + 1, close - open - 1);
+  if (open == std::string::npos) return "";
+  open += marker.size();
+  if (close < open) return "";
+  return description.substr(open, close - open);
 }
 
 std::string Number(const json& v) {
@@ -188,7 +192,7 @@ bool SchemaChecker::Impl::Translate(const json& root, const YamlDocument& doc,
     return it == s->end() ? nullptr : &*it;
   };
   if (StartsWith(d, "Missing required property")) {
-    std::string name = Quoted(d);
+    std::string name = Quoted(d, "property '");
     out->field = FieldPath(at.field, name);
     out->message = "required field is missing";
     const json* sub = Child(root, s, name, false);
@@ -197,7 +201,7 @@ bool SchemaChecker::Impl::Translate(const json& root, const YamlDocument& doc,
     return true;
   }
   if (StartsWith(d, "Object contains a property that could not be validated")) {
-    std::string name = Quoted(d);
+    std::string name = Quoted(d, "constraints: '");
     out->field = FieldPath(at.field, name);
     if (const YamlNode* key = doc.FindKey(*at.node, name)) {
       out->line = key->line;

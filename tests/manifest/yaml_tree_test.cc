@@ -1,0 +1,113 @@
+// ParseYaml: scalar resolution, positions, and the inputs that must not get
+// through: alias bombs, recursive aliases, duplicate keys, non-UTF-8.
+#include "manifest/yaml_tree.h"
+
+#include <gtest/gtest.h>
+
+namespace tpu::manifest {
+namespace {
+
+using T = YamlNode::Type;
+
+TEST(YamlTreeTest, ResolvesPlainScalarsAndKeepsQuotedOnesStrings) {
+  YamlFile f = ParseYaml("a: 8\nb: \"8\"\nc: true\nd: 'true'\ne: 1.5\nf: ~\ng: 2x4\nh: 0x10\n");
+  ASSERT_TRUE(f.errors.empty());
+  ASSERT_EQ(f.documents.size(), 1u);
+  const YamlDocument& d = f.documents[0];
+  EXPECT_EQ(d.Find(d.root(), "a")->type, T::kInt);
+  EXPECT_EQ(d.Find(d.root(), "a")->integer, 8);
+  EXPECT_EQ(d.Find(d.root(), "b")->type, T::kString);
+  EXPECT_EQ(d.Find(d.root(), "c")->type, T::kBool);
+  EXPECT_EQ(d.Find(d.root(), "d")->type, T::kString);
+  EXPECT_EQ(d.Find(d.root(), "e")->type, T::kFloat);
+  EXPECT_EQ(d.Find(d.root(), "f")->type, T::kNull);
+  EXPECT_EQ(d.Find(d.root(), "g")->type, T::kString);
+  EXPECT_EQ(d.Find(d.root(), "h")->integer, 16);
+}
+
+TEST(YamlTreeTest, RecordsOneBasedLineAndColumn) {
+  YamlFile f = ParseYaml("spec:\n  topology: 2x4\n");
+  const YamlDocument& d = f.documents[0];
+  const YamlNode* spec = d.Find(d.root(), "spec");
+  const YamlNode* key = d.FindKey(*spec, "topology");
+  const YamlNode* value = d.Find(*spec, "topology");
+  EXPECT_EQ(key->line, 2);
+  EXPECT_EQ(key->column, 3);
+  EXPECT_EQ(value->column, 13);
+}
+
+TEST(YamlTreeTest, SplitsDocumentsAndDropsEmptyOnes) {
+  YamlFile f = ParseYaml("---\na: 1\n---\n---\nb: 2\n---\n");
+  ASSERT_TRUE(f.errors.empty());
+  ASSERT_EQ(f.documents.size(), 2u);
+  EXPECT_EQ(f.documents[1].line, 5);
+}
+
+TEST(YamlTreeTest, SharesAliasesWithinTheLimit) {
+  YamlFile f = ParseYaml("base: &b {x: 1, y: 2}\none: *b\ntwo: *b\n");
+  ASSERT_TRUE(f.errors.empty());
+  const YamlDocument& d = f.documents[0];
+  EXPECT_EQ(d.Find(*d.Find(d.root(), "two"), "y")->integer, 2);
+}
+
+TEST(YamlTreeTest, StopsAnAliasBomb) {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    std::string prev(1, char(c - 1));
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  }
+  YamlFile f = ParseYaml(bomb);
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_EQ(f.errors[0].line, 5);
+  EXPECT_EQ(f.errors[0].message,
+            "aliases expand this document by more than 10000 nodes (a YAML alias bomb?); expected aliases to be few "
+            "and small");
+  EXPECT_TRUE(f.documents.empty());
+}
+
+TEST(YamlTreeTest, RefusesRecursiveAliases) {
+  YamlFile f = ParseYaml("a: &a [1, *a]\n");
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_EQ(f.errors[0].message, "alias refers to a node that contains it (recursive YAML is not allowed)");
+}
+
+TEST(YamlTreeTest, ReportsDuplicateKeys) {
+  YamlFile f = ParseYaml("a: 1\nb: 2\na: 3\n");
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_EQ(f.errors[0].line, 3);
+  EXPECT_EQ(f.errors[0].column, 1);
+  EXPECT_EQ(f.errors[0].message, "duplicate key \"a\"");
+}
+
+TEST(YamlTreeTest, ReportsSyntaxErrorsWithPosition) {
+  YamlFile f = ParseYaml("a: [1, 2\nb: 3\n");
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_GT(f.errors[0].line, 0);
+  EXPECT_EQ(f.errors[0].message.rfind("YAML syntax error: ", 0), 0u);
+}
+
+TEST(YamlTreeTest, RefusesInvalidUtf8WithItsPosition) {
+  YamlFile f = ParseYaml("a: 1\nb: caf\xe9\n");
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_EQ(f.errors[0].line, 2);
+  EXPECT_EQ(f.errors[0].column, 7);
+  EXPECT_EQ(f.errors[0].message, "invalid UTF-8 (byte 0xE9); expected a UTF-8 text file");
+}
+
+TEST(YamlTreeTest, Utf8Validation) {
+  EXPECT_EQ(FindInvalidUtf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"), std::string_view::npos);
+  EXPECT_EQ(FindInvalidUtf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(FindInvalidUtf8("ab\xed\xa0\x80"), 2u);    // surrogate
+  EXPECT_EQ(FindInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(FindInvalidUtf8("abc\xe2\x82"), 3u);       // truncated
+}
+
+TEST(YamlTreeTest, SurvivesDeepNesting) {
+  std::string deep(5000, '[');
+  YamlFile f = ParseYaml(deep);
+  ASSERT_EQ(f.errors.size(), 1u);
+}
+
+}  // namespace
+}  // namespace tpu::manifest

@@ -85,12 +85,13 @@ class TargetPlanner {
       for (const auto& e : t.errors) tp_.errors.push_back(e.ToString());
       return std::move(tp_);
     }
-    ResolveCluster(t.policy.location, !t.pools.empty());
     if (t.policy.suspend) {
       tp_.status = TargetStatus::kSuspended;
+      if (t.policy.location) tp_.location = *t.policy.location;
       tp_.warnings.push_back("Cluster spec.suspend is true: nothing planned");
       return std::move(tp_);
     }
+    ResolveCluster(t.policy.location, !t.pools.empty());
     if (!tp_.errors.empty()) return Blocked();
     desired_ = BuildDesired(t);
     CountOwned();

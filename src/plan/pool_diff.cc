@@ -222,6 +222,15 @@ class Differ {
     result_.kind = result_.update_calls == std::vector<UpdateCall>{UpdateCall::kSetSize}
                        ? ActionKind::kResize
                        : ActionKind::kUpdate;
+    // An update PUT that names a version or image type asks GKE to move the
+    // nodes to it ("1.30" means the newest 1.30 patch): send them only when
+    // they are what changed.
+    auto changed = [this](std::string_view path) {
+      return std::any_of(result_.changes.begin(), result_.changes.end(),
+                         [&](const FieldChange& c) { return c.path == path; });
+    };
+    if (!changed("version")) result_.body.version.reset();
+    if (!changed("config.imageType")) result_.body.image_type.reset();
   }
 
   const cloud::NodePool& d_;

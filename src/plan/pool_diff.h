@@ -29,7 +29,8 @@ struct PoolDiff {
   std::vector<FieldChange> changes;
   std::vector<UpdateCall> update_calls;
   // What apply sends: the desired pool, with the live labels, taints and
-  // resource labels it must keep merged in (updates replace whole sets).
+  // resource labels it must keep merged in (updates replace whole sets). For
+  // update/resize, version and imageType are set only when they changed.
   cloud::NodePool body;
 };
 

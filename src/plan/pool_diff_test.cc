@@ -281,5 +281,21 @@ TEST(PoolDiffTest, UpdateBodyKeepsWhatIsNotCompared) {
   EXPECT_EQ(d.body.labels->at("cloud.google.com/gke-nodepool"), "serve-0");
 }
 
+TEST(PoolDiffTest, UpdateBodyNamesVersionOnlyWhenItChanges) {
+  manifest::Target target = MakeTarget();
+  manifest::TPUNodePool spec = MakePool("serve", "v6e", "2x2");
+  spec.version = "1.30";
+  spec.node_config.image_type = "COS_CONTAINERD";
+  cloud::NodePool live = AsReported(DesiredNodePool(target, spec, 0));
+  spec.node_config.labels = cloud::StringMap{{"team", "b"}};
+  PoolDiff d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
+  EXPECT_EQ(d.kind, ActionKind::kUpdate);
+  EXPECT_FALSE(d.body.version) << "a label change must not upgrade the nodes";
+  EXPECT_FALSE(d.body.image_type);
+  spec.version = "1.31";
+  d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
+  EXPECT_EQ(d.body.version, "1.31");
+}
+
 }  // namespace
 }  // namespace tpu::plan

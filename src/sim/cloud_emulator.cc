@@ -293,6 +293,10 @@ Status CloudEmulator::Start() {
                                std::to_string(m.options.port));
   }
   m.thread = std::thread([&svr] { svr.listen_after_bind(); });
+  // httplib ignores a stop() that comes before its accept loop runs, so Start
+  // returns only once the server is running: Stop() right after Start() works.
+  for (int i = 0; i < 5000 && !svr.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return Status::OK();
 }
 

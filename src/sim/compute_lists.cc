@@ -14,6 +14,7 @@ namespace {
 
 // "instanceGroupManagers" → "instanceGroupManager" for kind names.
 std::string Singular(const std::string& collection) {
+  if (collection.ends_with("ies")) return collection.substr(0, collection.size() - 3) + "y";
   return collection.substr(0, collection.size() - 1);
 }
 

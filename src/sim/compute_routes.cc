@@ -64,10 +64,11 @@ SimResponse OperationResponse(const OpRecord& op) {
   return r;
 }
 
-// The relative path of a resource a request refers to by URL or partial path.
-std::string RelativePath(const std::string& ref) {
+// The relative path ("projects/P/…") of a resource a request refers to by
+// full URL, by relative path, or by a path within the project ("global/…").
+std::string RelativePath(const std::string& project, const std::string& ref) {
   auto at = ref.find("projects/");
-  return at == std::string::npos ? ref : ref.substr(at);
+  return at == std::string::npos ? "projects/" + project + "/" + ref : ref.substr(at);
 }
 
 std::optional<ApiError> CheckInsert(SimContext& ctx, const Kind& k, const std::string& project,
@@ -89,7 +90,7 @@ std::optional<ApiError> CheckInsert(SimContext& ctx, const Kind& k, const std::s
       return BadRequest("Invalid value for field 'resource.properties.machineType': ''. "
                         "Machine type must be specified.");
   } else {
-    const std::string tmpl = RelativePath(r.value("instanceTemplate", ""));
+    const std::string tmpl = RelativePath(project, r.value("instanceTemplate", ""));
     if (!ctx.state.compute.count(tmpl)) {
       return BadRequest("Invalid value for field 'resource.instanceTemplate': '" +
                         r.value("instanceTemplate", "") +

@@ -36,3 +36,15 @@ if [ ! -f .deps/valijson/usr/include/valijson/validator.hpp ] && [ ! -f /usr/inc
      { apt-get update -qq && apt-get download libvalijson-dev >/dev/null; })
   dpkg-deb -x .deps/download/libvalijson-dev_*.deb .deps/valijson
 fi
+
+# The real API definitions (GKE cluster_service.proto, Compute compute.proto)
+# for the emulator's conformance test, with protobufjs (via google-gax) to read them.
+# Pinned: src/sim/api_schema_data.cc is generated from exactly these protos.
+if [ ! -f .deps/npm/node_modules/@google-cloud/container/build/protos/google/container/v1/cluster_service.proto ] ||
+   [ ! -f .deps/npm/node_modules/@google-cloud/compute/build/protos/google/cloud/compute/v1/compute.proto ] ||
+   [ ! -d .deps/npm/node_modules/protobufjs ]; then
+  echo "setup: installing @google-cloud/container and @google-cloud/compute into .deps/npm"
+  mkdir -p .deps/npm
+  npm install --prefix .deps/npm --no-audit --no-fund --loglevel=error \
+    @google-cloud/container@6.10.0 @google-cloud/compute@6.15.0 >/dev/null
+fi

@@ -1378,7 +1378,7 @@ E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.DefaultAct
 F defaultActionOnFailure default_action_on_failure 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.DefaultActionOnFailure
 E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.ForceUpdateOnRepair UNDEFINED_FORCE_UPDATE_ON_REPAIR NO YES
 F forceUpdateOnRepair force_update_on_repair 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.ForceUpdateOnRepair
-E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.OnFailedHealthCheck UNDEFINED_ON_FAILED_HEALTH_CHECK DEFAULT_ACTION
+E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.OnFailedHealthCheck UNDEFINED_ON_FAILED_HEALTH_CHECK DEFAULT_ACTION DO_NOTHING REPAIR
 F onFailedHealthCheck on_failed_health_check 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.OnFailedHealthCheck
 F onRepair on_repair 1 m google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair
 M google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair
@@ -1488,17 +1488,17 @@ M google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy
 E google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy.Mode UNDEFINED_MODE BULK INDIVIDUAL UNSPECIFIED_MODE
 F mode mode 1 e google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy.Mode
 M google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType UNDEFINED_INSTANCE_REDISTRIBUTION_TYPE
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType UNDEFINED_INSTANCE_REDISTRIBUTION_TYPE NONE PROACTIVE
 F instanceRedistributionType instance_redistribution_type 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType
 F maxSurge max_surge 1 m google.cloud.compute.v1.FixedOrPercent
 F maxUnavailable max_unavailable 1 m google.cloud.compute.v1.FixedOrPercent
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MinimalAction UNDEFINED_MINIMAL_ACTION
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MinimalAction UNDEFINED_MINIMAL_ACTION NONE REFRESH REPLACE RESTART
 F minimalAction minimal_action 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MinimalAction
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MostDisruptiveAllowedAction UNDEFINED_MOST_DISRUPTIVE_ALLOWED_ACTION
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MostDisruptiveAllowedAction UNDEFINED_MOST_DISRUPTIVE_ALLOWED_ACTION NONE REFRESH REPLACE RESTART
 F mostDisruptiveAllowedAction most_disruptive_allowed_action 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MostDisruptiveAllowedAction
 E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.ReplacementMethod UNDEFINED_REPLACEMENT_METHOD RECREATE SUBSTITUTE
 F replacementMethod replacement_method 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.ReplacementMethod
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.Type UNDEFINED_TYPE OPPORTUNISTIC
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.Type UNDEFINED_TYPE OPPORTUNISTIC PROACTIVE
 F type type 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.Type
 M google.cloud.compute.v1.FixedOrPercent
 F calculated calculated 1 s int32

@@ -44,6 +44,23 @@ function stringEnumOf(field) {
   try { return field.parent.lookupEnum(m[1]); } catch (e) { return null; }
 }
 
+// An enum's values. Compute lists some real values only in the enum's comment
+// ("Additional supported values which may be not listed in the enum directly
+// due to technical reasons:" followed by one name per line); they count too.
+function enumValues(e) {
+  const values = new Set(Object.keys(e.values));
+  const c = e.comment || '';
+  const at = c.indexOf('Additional supported values');
+  if (at >= 0) {
+    for (const line of c.slice(at).split('\n').slice(1)) {
+      const v = line.trim();
+      if (/^[A-Z][A-Z0-9_]*$/.test(v)) values.add(v);
+      else if (v) break;
+    }
+  }
+  return values;
+}
+
 // The proto3 JSON name: json_name when given, else lowerCamelCase of the name.
 // protobufjs with keepCase=false already stores fields camelCased.
 function protoName(field) {
@@ -80,4 +97,4 @@ function httpBindings(root) {
   return out;
 }
 
-module.exports = {load, stringEnumOf, protoName, httpBindings, npmRoot};
+module.exports = {load, stringEnumOf, enumValues, protoName, httpBindings, npmRoot};

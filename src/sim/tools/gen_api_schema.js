@@ -39,7 +39,7 @@ function emitEnum(e) {
   const name = full(e);
   if (seenEnums.has(name)) return name;
   seenEnums.add(name);
-  lines.push('E ' + name + ' ' + Object.keys(e.values).join(' '));
+  lines.push('E ' + name + ' ' + [...api.enumValues(e)].join(' '));
   return name;
 }
 

@@ -16,5 +16,6 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx);
 void AddApplyCommand(CLI::App& app, CommandContext& ctx);
 void AddValidateCommand(CLI::App& app, CommandContext& ctx);
 void AddWatchCommand(CLI::App& app, CommandContext& ctx);
+void AddSimCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tpu::cli

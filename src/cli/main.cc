@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   tpu::cli::AddApplyCommand(app, ctx);
   tpu::cli::AddValidateCommand(app, ctx);
   tpu::cli::AddWatchCommand(app, ctx);
+  tpu::cli::AddSimCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,7 +11,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kRemoteName[] = "origin";
+constexpr char kOriginUrlKey[] = "remote.origin.url";
 
 // libgit2 messages may quote the URL as given; take out any "user:secret@".
 std::string Scrub(std::string message, const std::string& url) {
@@ -65,22 +65,33 @@ Result<RemoteRepo> RemoteRepo::Open(const RemoteOptions& o) {
     return Status::FailedPrecondition("work directory " + o.workdir +
                                       " is a checkout, not the bare clone tpu-provisioner makes; choose another");
   }
+  // The origin remote is read and written as plain config: libgit2 1.5's
+  // git_remote_lookup/create leak a regex match block (about 20 KB) per call
+  // (fixed upstream in libgit2#6382), too much for a daemon fetching every minute.
   RepoHandle& h = *repo->handle_;
   std::lock_guard lock(h.mu);
-  git_remote* raw = nullptr;
-  int rc = git_remote_lookup(&raw, h.repo.get(), kRemoteName);
-  if (rc == GIT_ENOTFOUND) {
-    // Fresh, or a crash between init and here: add it now.
-    rc = git_remote_create(&raw, h.repo.get(), kRemoteName, o.url.c_str());
-    if (rc < 0) return GitStatus(rc, "add remote " + where + " to " + o.workdir);
-  } else if (rc < 0) {
-    return GitStatus(rc, "read remote of " + o.workdir);
+  git_config* raw = nullptr;
+  if (int rc = git_repository_config(&raw, h.repo.get()); rc < 0) {
+    return GitStatus(rc, "read config of " + o.workdir);
   }
-  GitPtr<git_remote> remote(raw);
-  const char* url = git_remote_url(remote.get());
-  if (!url || o.url != url) {
-    return Status::FailedPrecondition("work directory " + o.workdir + " is a clone of " +
-                                      RedactUrl(url ? url : "") + ", not " + where + "; empty it or choose another");
+  GitPtr<git_config> config(raw);
+  git_buf url = GIT_BUF_INIT;
+  int rc = git_config_get_string_buf(&url, config.get(), kOriginUrlKey);
+  if (rc == GIT_ENOTFOUND) {
+    // Fresh, or a crash between init and here: add it now. The fetch refspec
+    // is for people running `git fetch` in the work directory; we pass our own.
+    if ((rc = git_config_set_string(config.get(), kOriginUrlKey, o.url.c_str())) < 0 ||
+        (rc = git_config_set_string(config.get(), "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")) < 0) {
+      return GitStatus(rc, "add remote " + where + " to " + o.workdir);
+    }
+    return RemoteRepo(o, *repo);
+  }
+  if (rc < 0) return GitStatus(rc, "read remote of " + o.workdir);
+  std::string existing(url.ptr, url.size);
+  git_buf_dispose(&url);
+  if (existing != o.url) {
+    return Status::FailedPrecondition("work directory " + o.workdir + " is a clone of " + RedactUrl(existing) +
+                                      ", not " + where + "; empty it or choose another");
   }
   return RemoteRepo(o, *repo);
 }
@@ -94,9 +105,15 @@ Result<std::string> RemoteRepo::Fetch(const std::function<bool()>& should_stop) 
     int rc = git_repository_open_ext(&raw_repo, options_.workdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
     if (rc < 0) return GitStatus(rc, "fetch " + where + ": open " + options_.workdir);
     GitPtr<git_repository> repo(raw_repo);
+    // Anonymous (Open() checked the configured URL is this one, and the
+    // refspec is ours) and without url.*.insteadOf rewriting: the URL given is
+    // the URL used. Both also keep clear of the leak described in Open().
+    git_remote_create_options ro = GIT_REMOTE_CREATE_OPTIONS_INIT;
+    ro.repository = repo.get();
+    ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
     git_remote* raw = nullptr;
-    if (rc = git_remote_lookup(&raw, repo.get(), kRemoteName); rc < 0) {
-      return GitStatus(rc, "fetch " + where + ": read remote");
+    if (rc = git_remote_create_with_opts(&raw, options_.url.c_str(), &ro); rc < 0) {
+      return GitStatus(rc, "fetch " + where);
     }
     GitPtr<git_remote> remote(raw);
     RemoteCallbackState state;

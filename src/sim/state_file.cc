@@ -35,6 +35,14 @@ Status WriteStateFile(const std::string& path, const json& state) {
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0)
     return Status::IoError(path + ": rename: " + std::strerror(errno));
+  // The rename itself is durable only once the directory is synced.
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
   return Status::OK();
 }
 

@@ -72,6 +72,39 @@ TEST_F(WatcherTest, WakesOnACommit) {
   ExpectQuiet(*w);
 }
 
+// The daemon's local-checkout cycle: an open repository, a commit made by
+// someone else, a wake-up, and the new commit readable through the same handle.
+TEST_F(WatcherTest, NewCommitIsReadableThroughTheOpenRepository) {
+  Result<GitRepo> repo = GitRepo::Open(dir_.str());
+  ASSERT_TRUE(repo.ok());
+  Result<std::string> before = repo->HeadCommit();
+  ASSERT_TRUE(before.ok());
+  ASSERT_TRUE(repo->Tree(*before)->Read("deploy/p/c/pools.yaml").ok());  // objects cached from here on
+  auto w = Start(false);
+  WriteFile(dir_.path() / "deploy/p/c/pools.yaml", "a: 2\n");
+  std::string after = CommitAll(dir_.path(), "second");
+  EXPECT_TRUE(WaitForChange(*w).refs_changed);
+  EXPECT_EQ(*repo->HeadCommit(), after);
+  EXPECT_EQ(*repo->Tree(after)->Read("deploy/p/c/pools.yaml"), "a: 2\n");
+  Git(dir_.path(), "gc -q");  // objects move into a pack the open repository has not seen
+  EXPECT_EQ(*repo->Tree(after)->Read("deploy/p/c/pools.yaml"), "a: 2\n");
+}
+
+TEST_F(WatcherTest, LinkedWorktreeWakesOnItsCommits) {
+  fs::path wt = dir_.path().parent_path() / (dir_.path().filename().string() + "-wt");
+  Git(dir_.path(), "worktree add -q -b side " + Quote(wt.string()));
+  Result<GitRepo> repo = GitRepo::Open(wt.string());
+  ASSERT_TRUE(repo.ok()) << repo.status().ToString();
+  WatcherOptions o = CheckoutWatchOptions(*repo, true);
+  EXPECT_NE(o.git_dir, o.common_dir);
+  Result<std::unique_ptr<Watcher>> w = Watcher::Create(o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  std::string c = CommitAll(wt, "on side");
+  EXPECT_TRUE(WaitForChange(**w).refs_changed);
+  EXPECT_EQ(*repo->HeadCommit(), c);
+  fs::remove_all(wt);
+}
+
 TEST_F(WatcherTest, WakesOnUpdateRefAndPackedRefs) {
   auto w = Start(false);
   std::string head = Git(dir_.path(), "rev-parse HEAD");

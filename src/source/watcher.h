@@ -11,7 +11,9 @@
 //
 // No threads: Wait() blocks in poll(2) on the inotify fd and an eventfd, so an
 // idle daemon costs nothing. Wait() is for one thread at a time; Wake() may be
-// called from any thread or a signal handler.
+// called from any thread or a signal handler. With no paths at all it is just
+// a sleep-until-deadline-or-Wake(), which is what the `--repo URL` mode needs
+// (nothing local to watch; webhooks and shutdown wake it).
 #pragma once
 
 #include <chrono>
@@ -72,13 +74,15 @@ class Watcher {
 
   // Blocks until a debounced change is ready, Wake() is called, or `deadline`
   // passes, whichever is first. A change still in its quiet period at the
-  // deadline stays pending for the next call. An error (a new directory that
+  // deadline or a wake-up stays pending for the next call. An error (a new directory that
   // cannot be watched) is returned once; watching goes on without it, so the
   // caller should fall back to its poll interval for safety.
   Result<WatchResult> Wait(std::chrono::steady_clock::time_point deadline);
 
-  // Makes the current or next Wait() return kWoken. Thread- and
-  // async-signal-safe (one write(2) to an eventfd).
+  // Makes the current or next Wait() return kWoken; several calls before it
+  // returns make one wake-up. The caller keeps the reason (shutdown requested,
+  // webhook received) in its own state and looks at it after kWoken.
+  // Thread- and async-signal-safe (one write(2) to an eventfd).
   void Wake();
 
   // A change has been seen and is waiting out its quiet period.

@@ -212,6 +212,17 @@ TEST_F(WatcherTest, WakeDoesNotLoseAPendingChange) {
   EXPECT_THAT(WaitForChange(*w).paths, Contains(Path("deploy/p/c/pools.yaml")));
 }
 
+TEST(WatcherCreateTest, WithNoPathsItIsATimerWithAWakeUp) {
+  Result<std::unique_ptr<Watcher>> w = Watcher::Create({});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ((*w)->watch_count(), 0u);
+  EXPECT_EQ((*w)->Wait(Clock::now())->kind, Kind::kTimeout);
+  (*w)->Wake();
+  (*w)->Wake();  // coalesced
+  EXPECT_EQ((*w)->Wait(Clock::time_point::max())->kind, Kind::kWoken);
+  EXPECT_EQ((*w)->Wait(Clock::now())->kind, Kind::kTimeout);
+}
+
 TEST(WatcherCreateTest, MissingGitDirIsNotFound) {
   WatcherOptions o;
   o.git_dir = "/nonexistent/.git";

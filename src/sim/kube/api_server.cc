@@ -254,11 +254,8 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
             }
             state->after = std::strtoull(rv.c_str(), nullptr, 10);
           }
+          // Waits at most until the deadline, but reports events or 410 first.
           auto now = std::chrono::steady_clock::now();
-          if (now >= state->deadline) {
-            sink.done();
-            return true;
-          }
           auto until = std::min(state->deadline, now + options_.bookmark_interval);
           WatchBatch batch = store_.WaitEvents(*tp, ns, state->after, until);
           if (batch.gone) {
@@ -286,6 +283,10 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
                            {"metadata", {{"resourceVersion", std::to_string(state->after)}}}};
               if (!write({{"type", "BOOKMARK"}, {"object", mark}})) return false;
             }
+          }
+          if (std::chrono::steady_clock::now() >= state->deadline) {
+            sink.done();
+            return true;
           }
           return sink.is_writable();
         });

@@ -1,0 +1,26 @@
+// Turns an API answer that is not a success into a Status that keeps the
+// server's Status message, and tells the outcomes callers branch on apart.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace tpu::kube {
+
+// "<context>: <code> <reason>: <message>", e.g. "PATCH /apis/...: 409 Conflict:
+// Apply failed with 1 conflict: ...". Codes: 404 NotFound, 409 AlreadyExists
+// or FailedPrecondition (Conflict), 410 FailedPrecondition (Gone/Expired),
+// 401/403 PermissionDenied, 400/422 InvalidArgument, 429/5xx Unavailable.
+Status ApiError(long http_code, const std::string& body, const std::string& context);
+Status ApiErrorFromStatus(const nlohmann::json& status, const std::string& context);
+
+bool IsNotFound(const Status& s);
+bool IsAlreadyExists(const Status& s);
+bool IsConflict(const Status& s);  // 409 other than AlreadyExists
+bool IsGone(const Status& s);      // 410: the resource version is too old
+bool IsUnauthorized(const Status& s);
+
+}  // namespace tpu::kube

@@ -1,0 +1,55 @@
+// KubeClient over HTTP(S) with libcurl: one easy handle per request, so calls
+// from several threads do not share state. Sends the bearer token the
+// RestConfig's TokenSource gives, and retries a request once with a fresh
+// token after a 401 (exec plugins' tokens expire, service account files rotate).
+#pragma once
+
+#include "kube/client.h"
+#include "kube/rest_config.h"
+
+namespace tpu::kube {
+
+class RestClient : public KubeClient {
+ public:
+  explicit RestClient(RestConfig config);
+
+  Result<json> Get(const ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Result<ObjectList> List(const ResourceRef& ref, const std::string& ns,
+                          const ListOptions& options) override;
+  Result<json> Create(const ResourceRef& ref, const std::string& ns, const json& obj) override;
+  Result<json> Update(const ResourceRef& ref, const std::string& ns, const json& obj) override;
+  Result<json> MergePatch(const ResourceRef& ref, const std::string& ns, const std::string& name,
+                          const json& patch, const std::string& subresource = "") override;
+  Result<json> Apply(const ResourceRef& ref, const std::string& ns, const json& obj,
+                     const ApplyOptions& options = {}) override;
+  Status Delete(const ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Status Watch(const ResourceRef& ref, const std::string& ns, const WatchOptions& options,
+               const std::function<bool(const WatchEvent&)>& on_event) override;
+  Result<std::vector<std::string>> ServedVersions(const std::string& group) override;
+
+  const RestConfig& config() const { return config_; }
+
+ private:
+  struct Request {
+    std::string method;
+    std::string path;  // with query
+    std::string body;
+    std::string content_type;
+    // Streaming: called with each chunk of a 200 answer; false stops.
+    std::function<bool(const char*, size_t)> on_chunk;
+  };
+  struct Answer {
+    long code = 0;
+    std::string body;
+  };
+  Result<Answer> Send(const Request& req);
+  Result<Answer> SendOnce(const Request& req);
+  Result<json> Do(const Request& req);
+
+  RestConfig config_;
+};
+
+// Percent-encodes a query parameter value.
+std::string QueryEscape(const std::string& value);
+
+}  // namespace tpu::kube

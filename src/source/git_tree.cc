@@ -39,6 +39,18 @@ TreeEntry::Kind KindOf(git_filemode_t mode) {
   }
 }
 
+// The commit's root tree. REQUIRES: repo.mu held.
+Result<GitPtr<git_tree>> LookupRoot(RepoHandle& repo, const std::array<unsigned char, 20>& tree_id,
+                                     const std::string& describe) {
+  git_oid id;
+  std::memcpy(id.id, tree_id.data(), tree_id.size());
+  git_tree* raw = nullptr;
+  if (int rc = git_tree_lookup(&raw, repo.repo.get(), &id); rc < 0) {
+    return GitStatus(rc, describe + ": read root tree");
+  }
+  return GitPtr<git_tree>(raw);
+}
+
 }  // namespace
 
 GitTree::GitTree(std::shared_ptr<RepoHandle> repo, std::string commit,
@@ -47,16 +59,14 @@ GitTree::GitTree(std::shared_ptr<RepoHandle> repo, std::string commit,
 
 std::string GitTree::Describe() const { return "commit " + ShortId(commit_); }
 
+
 Result<std::vector<TreeEntry>> GitTree::List(const std::string& dir) const {
   if (Status s = CheckPath(dir, /*allow_root=*/true); !s.ok()) return s.WithContext(Describe());
   std::lock_guard lock(repo_->mu);
-  git_oid root_id;
-  std::memcpy(root_id.id, tree_id_.data(), tree_id_.size());
+  Result<GitPtr<git_tree>> root = LookupRoot(*repo_, tree_id_, Describe());
+  if (!root.ok()) return root.status();
+  GitPtr<git_tree> tree = std::move(*root);
   git_tree* raw = nullptr;
-  if (int rc = git_tree_lookup(&raw, repo_->repo.get(), &root_id); rc < 0) {
-    return GitStatus(rc, Describe() + ": read root tree");
-  }
-  GitPtr<git_tree> tree(raw);
   if (!dir.empty()) {
     git_tree_entry* e = nullptr;
     int rc = git_tree_entry_bypath(&e, tree.get(), dir.c_str());
@@ -101,15 +111,10 @@ Result<std::vector<TreeEntry>> GitTree::List(const std::string& dir) const {
 Result<std::string> GitTree::Read(const std::string& path) const {
   if (Status s = CheckPath(path, /*allow_root=*/false); !s.ok()) return s.WithContext(Describe());
   std::lock_guard lock(repo_->mu);
-  git_oid root_id;
-  std::memcpy(root_id.id, tree_id_.data(), tree_id_.size());
-  git_tree* raw_tree = nullptr;
-  if (int rc = git_tree_lookup(&raw_tree, repo_->repo.get(), &root_id); rc < 0) {
-    return GitStatus(rc, Describe() + ": read root tree");
-  }
-  GitPtr<git_tree> tree(raw_tree);
+  Result<GitPtr<git_tree>> tree = LookupRoot(*repo_, tree_id_, Describe());
+  if (!tree.ok()) return tree.status();
   git_tree_entry* e = nullptr;
-  int rc = git_tree_entry_bypath(&e, tree.get(), path.c_str());
+  int rc = git_tree_entry_bypath(&e, tree->get(), path.c_str());
   if (rc == GIT_ENOTFOUND) return Status::NotFound(Describe() + ": " + path + ": no such file");
   if (rc < 0) return GitStatus(rc, Describe() + ": " + path);
   GitPtr<git_tree_entry> entry(e);

@@ -11,7 +11,6 @@ namespace tpu::source {
 namespace {
 
 using manifest::TreeEntry;
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace tpu::source::testing;
 

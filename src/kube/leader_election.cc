@@ -1,0 +1,90 @@
+// Lease acquisition, renewal and release.
+#include "kube/leader_election.h"
+
+#include "kube/api_error.h"
+
+namespace tpu::kube {
+
+LeaderElector::LeaderElector(KubeClient& client, Clock& clock, LeaseConfig config)
+    : client_(client), clock_(clock), config_(std::move(config)) {}
+
+json LeaderElector::LeaseFor(const json* current, bool transition) const {
+  const std::string now = FormatMicroTime(clock_.Now());
+  json spec = {{"holderIdentity", config_.identity},
+               {"leaseDurationSeconds", config_.lease_duration.count()},
+               {"renewTime", now}};
+  int transitions = 0;
+  std::string acquire = now;
+  if (current) {
+    const json cur = current->value("spec", json::object());
+    transitions = cur.value("leaseTransitions", 0);
+    if (!transition) acquire = cur.value("acquireTime", now);
+  }
+  spec["acquireTime"] = acquire;
+  spec["leaseTransitions"] = transitions + (transition && current ? 1 : 0);
+  json lease = {{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
+                {"metadata", {{"name", config_.name}, {"namespace", config_.ns}}}, {"spec", spec}};
+  if (current) lease["metadata"]["resourceVersion"] = (*current)["metadata"]["resourceVersion"];
+  return lease;
+}
+
+Result<bool> LeaderElector::TryAcquireOrRenew() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = clock_.Now();
+  auto current = client_.Get(resources::kLeases, config_.ns, config_.name);
+  if (!current.ok() && !IsNotFound(current.status())) return current.status();
+  if (!current.ok()) {
+    auto created = client_.Create(resources::kLeases, config_.ns, LeaseFor(nullptr, true));
+    if (IsAlreadyExists(created.status())) return false;  // another replica was faster
+    if (!created.ok()) return created.status();
+    renewed_at_ = now;
+    return true;
+  }
+  const json spec = current->value("spec", json::object());
+  const std::string holder = spec.value("holderIdentity", "");
+  const std::string record = holder + "|" + spec.value("renewTime", "");
+  if (record != observed_record_) {
+    observed_record_ = record;
+    observed_at_ = now;
+  }
+  const bool mine = holder == config_.identity;
+  if (!mine && !holder.empty()) {
+    auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", 15));
+    if (now < observed_at_ + duration) {
+      renewed_at_.reset();
+      return false;  // held by a live replica
+    }
+  }
+  auto updated = client_.Update(resources::kLeases, config_.ns, LeaseFor(&*current, !mine));
+  if (IsConflict(updated.status())) {
+    renewed_at_.reset();
+    return false;  // someone wrote first; re-read next time
+  }
+  if (!updated.ok()) return updated.status();
+  renewed_at_ = now;
+  const json uspec = (*updated)["spec"];
+  observed_record_ = uspec.value("holderIdentity", "") + "|" + uspec.value("renewTime", "");
+  observed_at_ = now;
+  return true;
+}
+
+bool LeaderElector::IsLeader() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return renewed_at_ && clock_.Now() < *renewed_at_ + config_.renew_deadline;
+}
+
+Status LeaderElector::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!renewed_at_) return Status::OK();
+  renewed_at_.reset();
+  auto current = client_.Get(resources::kLeases, config_.ns, config_.name);
+  if (!current.ok()) return IsNotFound(current.status()) ? Status::OK() : current.status();
+  if ((*current)["spec"].value("holderIdentity", "") != config_.identity) return Status::OK();
+  json lease = *current;
+  lease["spec"]["holderIdentity"] = "";
+  lease["spec"]["leaseDurationSeconds"] = 1;
+  auto r = client_.Update(resources::kLeases, config_.ns, lease);
+  return r.ok() || IsConflict(r.status()) ? Status::OK() : r.status();
+}
+
+}  // namespace tpu::kube

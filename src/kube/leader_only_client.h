@@ -1,0 +1,45 @@
+// A KubeClient that writes only while this replica leads: reads and watches
+// pass through; creates, updates, patches, applies and deletes fail with
+// FailedPrecondition "not the leader" otherwise. Hand this to the quota sync
+// and the scale-down gate so a follower can never write. Writes to Leases go
+// through regardless, since electing needs them.
+#pragma once
+
+#include "kube/client.h"
+#include "kube/leader_election.h"
+
+namespace tpu::kube {
+
+class LeaderOnlyClient : public KubeClient {
+ public:
+  LeaderOnlyClient(KubeClient& inner, LeaderElector& elector) : inner_(inner), elector_(elector) {}
+
+  Result<json> Get(const ResourceRef& ref, const std::string& ns, const std::string& name) override {
+    return inner_.Get(ref, ns, name);
+  }
+  Result<ObjectList> List(const ResourceRef& ref, const std::string& ns, const ListOptions& o) override {
+    return inner_.List(ref, ns, o);
+  }
+  Result<json> Create(const ResourceRef& ref, const std::string& ns, const json& obj) override;
+  Result<json> Update(const ResourceRef& ref, const std::string& ns, const json& obj) override;
+  Result<json> MergePatch(const ResourceRef& ref, const std::string& ns, const std::string& name,
+                          const json& patch, const std::string& subresource = "") override;
+  Result<json> Apply(const ResourceRef& ref, const std::string& ns, const json& obj,
+                     const ApplyOptions& options = {}) override;
+  Status Delete(const ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Status Watch(const ResourceRef& ref, const std::string& ns, const WatchOptions& o,
+               const std::function<bool(const WatchEvent&)>& on_event) override {
+    return inner_.Watch(ref, ns, o, on_event);
+  }
+  Result<std::vector<std::string>> ServedVersions(const std::string& group) override {
+    return inner_.ServedVersions(group);
+  }
+
+ private:
+  Status Check(const ResourceRef& ref, const std::string& verb);
+
+  KubeClient& inner_;
+  LeaderElector& elector_;
+};
+
+}  // namespace tpu::kube

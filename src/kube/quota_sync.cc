@@ -1,0 +1,176 @@
+// Reading Nodes and the queue, writing ResourceFlavors and quota.
+#include "kube/quota_sync.h"
+
+#include <sstream>
+
+#include "kube/api_error.h"
+#include "kube/kueue_version.h"
+
+namespace tpu::kube {
+namespace {
+
+constexpr int kMaxAttempts = 5;  // re-reads after concurrent edits of the queue
+
+std::set<std::string> SplitCommas(const std::string& s) {
+  std::set<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.insert(item);
+  }
+  return out;
+}
+
+std::string JoinNames(const std::vector<FlavorQuota>& flavors) {
+  std::string out;
+  for (const auto& f : flavors) out += (out.empty() ? "" : ",") + f.flavor;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json MergeResourceGroups(const nlohmann::json& current, const std::vector<FlavorQuota>& flavors,
+                                   const std::string& resource, const std::set<std::string>& previously_ours) {
+  json groups = current.is_array() ? current : json::array();
+  std::map<std::string, const FlavorQuota*> ours;
+  for (const auto& f : flavors) ours[f.flavor] = &f;
+  std::set<std::string> placed;
+  bool found = false;
+  json out = json::array();
+  for (auto group : groups) {
+    json covered = group.value("coveredResources", json::array());
+    if (std::find(covered.begin(), covered.end(), resource) == covered.end()) {
+      out.push_back(std::move(group));
+      continue;
+    }
+    found = true;
+    json kept = json::array();
+    for (auto flavor : group.value("flavors", json::array())) {
+      const std::string name = flavor.value("name", "");
+      auto it = ours.find(name);
+      if (it == ours.end()) {
+        if (!previously_ours.count(name)) kept.push_back(std::move(flavor));
+        continue;
+      }
+      for (auto& r : flavor["resources"]) {
+        if (r.value("name", "") == resource) r["nominalQuota"] = std::to_string(it->second->nominal_quota);
+      }
+      placed.insert(name);
+      kept.push_back(std::move(flavor));
+    }
+    for (const auto& f : flavors) {
+      if (placed.count(f.flavor)) continue;
+      // Kueue wants every flavor to list the group's resources in order.
+      json resources = json::array();
+      for (const auto& r : covered) {
+        resources.push_back({{"name", r}, {"nominalQuota", r == resource ? std::to_string(f.nominal_quota) : "0"}});
+      }
+      kept.push_back({{"name", f.flavor}, {"resources", resources}});
+      placed.insert(f.flavor);
+    }
+    if (!kept.empty()) {
+      group["flavors"] = std::move(kept);
+      out.push_back(std::move(group));
+    }
+  }
+  if (!found && !flavors.empty()) {
+    json kept = json::array();
+    for (const auto& f : flavors) {
+      kept.push_back({{"name", f.flavor},
+                      {"resources", {{{"name", resource}, {"nominalQuota", std::to_string(f.nominal_quota)}}}}});
+    }
+    out.push_back({{"coveredResources", {resource}}, {"flavors", kept}});
+  }
+  return out;
+}
+
+QuotaSync::QuotaSync(KubeClient& client, KueueConfig config) : client_(client), config_(std::move(config)) {}
+
+Result<std::string> QuotaSync::Version() {
+  if (!version_) {
+    auto v = ChooseKueueVersion(client_, config_);
+    if (!v.ok()) return v.status();
+    version_ = *v;
+  }
+  return *version_;
+}
+
+Result<ResourceRef> QuotaSync::Kueue(const ResourceRef& base) {
+  auto v = Version();
+  if (!v.ok()) return v.status();
+  return base.AtVersion(*v);
+}
+
+Status QuotaSync::ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq) {
+  json rf = {{"apiVersion", ref.ApiVersion()},
+             {"kind", "ResourceFlavor"},
+             {"metadata", {{"name", fq.flavor}, {"labels", {{"app.kubernetes.io/managed-by", kFieldManager}}}}},
+             {"spec",
+              {{"nodeLabels",
+                {{"cloud.google.com/gke-tpu-accelerator", fq.accelerator},
+                 {"cloud.google.com/gke-tpu-topology", fq.topology}}},
+               {"tolerations", {{{"key", "google.com/tpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}}}}};
+  auto r = client_.Apply(ref, "", rf);
+  return r.ok() ? Status::OK() : r.status();
+}
+
+Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<FlavorQuota>& flavors) {
+  const std::string& name = config_.queue_name();
+  const std::string managed = JoinNames(flavors);
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto current = client_.Get(ref, "", name);
+    if (!current.ok() && !IsNotFound(current.status())) return current.status();
+    if (!current.ok()) {
+      // First write: created with an Update, not an apply, so the defaults we
+      // give (all namespaces may use the queue) belong to whoever edits them
+      // next and later syncs never remove them.
+      json obj = {{"apiVersion", ref.ApiVersion()}, {"kind", ref.kind},
+                  {"metadata", {{"name", name}, {"annotations", {{kManagedFlavorsAnnotation, managed}}}}},
+                  {"spec", {{"resourceGroups", MergeResourceGroups(nullptr, flavors, config_.resource, {})}}}};
+      if (!config_.cohort_mode()) obj["spec"]["namespaceSelector"] = json::object();
+      auto created = client_.Create(ref, "", obj);
+      if (created.ok()) return true;
+      if (IsAlreadyExists(created.status())) continue;
+      return created.status();
+    }
+    const json& meta = (*current)["metadata"];
+    std::string previous;
+    if (meta.contains("annotations")) previous = meta["annotations"].value(kManagedFlavorsAnnotation, "");
+    json spec = current->value("spec", json::object());
+    json groups = MergeResourceGroups(spec.value("resourceGroups", json::array()), flavors,
+                                      config_.resource, SplitCommas(previous));
+    if (groups == spec.value("resourceGroups", json::array()) && previous == managed) return false;
+    json obj = {{"apiVersion", ref.ApiVersion()}, {"kind", ref.kind},
+                {"metadata", {{"name", name}, {"resourceVersion", meta["resourceVersion"]},
+                              {"annotations", {{kManagedFlavorsAnnotation, managed}}}}},
+                {"spec", {{"resourceGroups", groups}}}};
+    auto applied = client_.Apply(ref, "", obj);
+    if (applied.ok()) return true;
+    if (!IsConflict(applied.status())) return applied.status();
+    // Someone changed the queue since we read it: read again.
+  }
+  return Status::Unavailable("quota sync: " + name + " kept changing under us; will retry");
+}
+
+Result<QuotaReport> QuotaSync::Sync(const manifest::Target& target, const std::set<std::string>& excluded) {
+  auto version = Version();
+  if (!version.ok()) return version.status();
+  QuotaReport report;
+  report.api_version = "kueue.x-k8s.io/" + *version;
+  ListOptions by_pool;
+  by_pool.label_selector = "cloud.google.com/gke-nodepool";
+  auto nodes = client_.List(resources::kNodes, "", by_pool);
+  if (!nodes.ok()) return nodes.status().WithContext("quota sync: listing nodes");
+  report.flavors = ComputeQuota(target, ReadyNodesByPool(nodes->items), config_, excluded);
+  const ResourceRef flavor_ref = resources::kResourceFlavors.AtVersion(*version);
+  for (const auto& fq : report.flavors) {
+    if (Status s = ApplyFlavor(flavor_ref, fq); !s.ok()) return s.WithContext("quota sync: flavor " + fq.flavor);
+  }
+  const ResourceRef queue_ref =
+      (config_.cohort_mode() ? resources::kCohorts : resources::kClusterQueues).AtVersion(*version);
+  auto wrote = WriteQueue(queue_ref, report.flavors);
+  if (!wrote.ok()) return wrote.status().WithContext("quota sync: " + queue_ref.kind + " " + config_.queue_name());
+  report.wrote_queue = *wrote;
+  return report;
+}
+
+}  // namespace tpu::kube

@@ -1,0 +1,66 @@
+// Writes quota that follows capacity into the cluster: one ResourceFlavor per
+// accelerator+topology and the TPU nominalQuota in the configured ClusterQueue
+// or Cohort, with server-side apply under the field manager tpu-provisioner.
+//
+// Fields people own survive: we never send namespaceSelector, preemption,
+// cohort, stopPolicy and the like, so SSA leaves them alone. Kueue declares
+// spec.resourceGroups atomic (one owner for the whole list), so for that list
+// we read the object, change only our flavors' entries for our resource, keep
+// everything else as it is (other groups, other resources, borrowingLimit,
+// lendingLimit), and apply with the read resourceVersion as a precondition: a
+// concurrent edit makes us re-read instead of overwriting it.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/kueue_config.h"
+#include "kube/quota.h"
+#include "manifest/types.h"
+
+namespace tpu::kube {
+
+// Annotation on the queue listing the flavors we manage, so a flavor whose
+// pools are gone is dropped and flavors people added are kept.
+inline constexpr const char* kManagedFlavorsAnnotation = "tpu-provisioner.io/managed-flavors";
+
+struct QuotaReport {
+  std::string api_version;  // "kueue.x-k8s.io/v1beta2"
+  std::vector<FlavorQuota> flavors;
+  bool wrote_queue = false;  // false when the queue already said exactly this
+};
+
+class QuotaSync {
+ public:
+  // `client` must outlive this object.
+  QuotaSync(KubeClient& client, KueueConfig config);
+
+  // Reads Nodes, computes flavors and quota for `target` (pools named in
+  // `excluded` count for nothing) and writes them.
+  Result<QuotaReport> Sync(const manifest::Target& target, const std::set<std::string>& excluded = {});
+
+  // The Kueue version in use (discovered on first use).
+  Result<std::string> Version();
+  // `base` at the Kueue version in use.
+  Result<ResourceRef> Kueue(const ResourceRef& base);
+  const KueueConfig& config() const { return config_; }
+
+ private:
+  Status ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq);
+  Result<bool> WriteQueue(const ResourceRef& ref, const std::vector<FlavorQuota>& flavors);
+
+  KubeClient& client_;
+  KueueConfig config_;
+  std::optional<std::string> version_;
+};
+
+// The queue's resourceGroups with our flavors' quota of `resource` set to
+// `flavors`, flavors in `previously_ours` but not in `flavors` dropped, and
+// everything else kept. Exposed for tests.
+nlohmann::json MergeResourceGroups(const nlohmann::json& current, const std::vector<FlavorQuota>& flavors,
+                                   const std::string& resource, const std::set<std::string>& previously_ours);
+
+}  // namespace tpu::kube

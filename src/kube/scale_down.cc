@@ -1,0 +1,154 @@
+// Scale-down: lower quota, measure admitted usage, wait or proceed.
+#include "kube/scale_down.h"
+
+#include <algorithm>
+#include <set>
+
+#include "kube/kueue_version.h"
+
+namespace tpu::kube {
+namespace {
+
+bool HasCondition(const json& obj, const std::string& type) {
+  if (!obj.contains("status") || !obj["status"].contains("conditions")) return false;
+  for (const auto& c : obj["status"]["conditions"]) {
+    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota) {
+  const KueueConfig& config = sync_.config();
+  auto version = sync_.Version();
+  if (!version.ok()) return version.status();
+  FlavorUse use{flavor, quota, 0, {}};
+
+  // Which ClusterQueues count: ours, or every member of our cohort.
+  std::set<std::string> queues;
+  int64_t queue_usage = 0;
+  auto cqs = client_.List(resources::kClusterQueues.AtVersion(*version), "", {});
+  if (!cqs.ok()) return cqs.status();
+  for (const auto& cq : cqs->items) {
+    const std::string name = cq["metadata"].value("name", "");
+    const json spec = cq.value("spec", json::object());
+    bool member = config.cohort_mode() ? spec.value(CohortField(*version), "") == config.cohort
+                                       : name == config.cluster_queue;
+    if (!member) continue;
+    queues.insert(name);
+    if (!cq.contains("status") || !cq["status"].contains("flavorsUsage")) continue;
+    for (const auto& fu : cq["status"]["flavorsUsage"]) {
+      if (fu.value("name", "") != flavor) continue;
+      for (const auto& r : fu.value("resources", json::array())) {
+        if (r.value("name", "") == config.resource) queue_usage += ParseQuantity(r.value("total", json(0)));
+      }
+    }
+  }
+  // Workloads admitted and not finished, with a pod set on this flavor.
+  auto workloads = client_.List(resources::kWorkloads.AtVersion(*version), "", {});
+  if (!workloads.ok()) return workloads.status();
+  int64_t admitted_usage = 0;
+  for (const auto& wl : workloads->items) {
+    if (!wl.contains("status") || !wl["status"].contains("admission")) continue;
+    if (HasCondition(wl, "Finished")) continue;
+    const json& admission = wl["status"]["admission"];
+    if (!queues.count(admission.value("clusterQueue", ""))) continue;
+    int64_t mine = 0;
+    for (const auto& ps : admission.value("podSetAssignments", json::array())) {
+      const json flavors = ps.value("flavors", json::object());
+      if (flavors.value(config.resource, "") != flavor) continue;
+      mine += ParseQuantity(ps.value("resourceUsage", json::object()).value(config.resource, json(0)));
+    }
+    if (mine > 0) {
+      admitted_usage += mine;
+      use.workloads.push_back(wl["metadata"].value("namespace", "") + "/" + wl["metadata"].value("name", ""));
+    }
+  }
+  // Kueue's own accounting and ours can lag each other; trust the larger.
+  use.usage = std::max(queue_usage, admitted_usage);
+  return use;
+}
+
+Status ScaleDownGate::SetHold(bool on) {
+  const KueueConfig& config = sync_.config();
+  if (config.hold == HoldPolicy::kNone || config.cohort_mode() || holding_ == on) return Status::OK();
+  auto ref = sync_.Kueue(resources::kClusterQueues);
+  if (!ref.ok()) return ref.status();
+  json obj = {{"apiVersion", ref->ApiVersion()}, {"kind", "ClusterQueue"},
+              {"metadata", {{"name", config.cluster_queue}}}};
+  // Releasing applies nothing under the hold's manager: SSA then removes the
+  // stopPolicy it set, unless a person has set one too.
+  if (on) obj["spec"] = {{"stopPolicy", config.hold == HoldPolicy::kHold ? "Hold" : "HoldAndDrain"}};
+  auto r = client_.Apply(*ref, "", obj, {kHoldFieldManager, true, ""});
+  if (!r.ok()) return r.status();
+  holding_ = on;
+  return Status::OK();
+}
+
+Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
+                                              const std::vector<PoolRemoval>& removals) {
+  std::set<std::string> excluded;
+  std::set<std::string> flavors;
+  for (const auto& r : removals) {
+    excluded.insert(r.node_pool);
+    flavors.insert(FlavorName(sync_.config(), r.accelerator, r.topology));
+  }
+  std::string key, pools;
+  for (const auto& p : excluded) {
+    key += p + ",";
+    pools += (pools.empty() ? "" : ", ") + p;
+  }
+  auto report = sync_.Sync(desired, excluded);  // quota first, so nothing new lands on these pools
+  if (!report.ok()) return report.status();
+
+  ScaleDownVerdict verdict;
+  bool fits = true;
+  for (const auto& flavor : flavors) {
+    int64_t quota = 0;
+    for (const auto& fq : report->flavors) {
+      if (fq.flavor == flavor) quota = fq.nominal_quota;
+    }
+    auto use = Usage(flavor, quota);
+    if (!use.ok()) return use.status();
+    if (use->usage > use->quota) fits = false;
+    verdict.flavors.push_back(std::move(*use));
+  }
+
+  const KueueConfig& config = sync_.config();
+  auto ref = sync_.Kueue(config.cohort_mode() ? resources::kCohorts : resources::kClusterQueues);
+  if (!ref.ok()) return ref.status();
+  ObjectRef about{ref->ApiVersion(), ref->kind, config.queue_name(), ""};
+  const auto now = clock_.Now();
+  if (fits) {
+    waiting_since_.erase(key);
+    verdict.message = "admitted usage fits the lowered quota; deleting node pools " + pools;
+    if (Status s = SetHold(false); !s.ok()) return s;
+    events_.Record(about, "Normal", "ScaleDownProceeding", verdict.message, key);
+    return verdict;
+  }
+  auto since = waiting_since_.emplace(key, now).first->second;
+  verdict.waited = std::chrono::duration_cast<std::chrono::seconds>(now - since);
+  std::string usage;
+  for (const auto& f : verdict.flavors) {
+    if (f.usage <= f.quota) continue;
+    usage += (usage.empty() ? "" : "; ") + f.flavor + ": " + std::to_string(f.usage) + " chips admitted, quota " +
+             std::to_string(f.quota) + " (" + std::to_string(f.workloads.size()) + " workloads)";
+  }
+  if (verdict.waited >= config.scale_down_timeout) {
+    waiting_since_.erase(key);
+    verdict.timed_out = true;
+    verdict.message = "scale-down timeout (" + std::to_string(config.scale_down_timeout.count()) +
+                      "s) reached with " + usage + "; deleting node pools " + pools;
+    if (Status s = SetHold(false); !s.ok()) return s;
+    events_.Record(about, "Warning", "ScaleDownTimeout", verdict.message, key);
+    return verdict;
+  }
+  verdict.decision = ScaleDownDecision::kWait;
+  verdict.message = "waiting to delete node pools " + pools + ": " + usage;
+  if (Status s = SetHold(true); !s.ok()) return s;
+  events_.Record(about, "Normal", "ScaleDownWaiting", verdict.message, key);
+  return verdict;
+}
+
+}  // namespace tpu::kube

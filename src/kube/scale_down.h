@@ -1,0 +1,74 @@
+// The safe scale-down gate. Before the executor deletes or shrinks TPU node
+// pools, it asks Check(): quota is lowered first (the pools' chips leave the
+// flavor), so Kueue admits nothing new onto capacity that is going away; then
+// the answer is Proceed when the flavor's admitted usage fits the lowered
+// quota, or Wait while admitted workloads still need it, until the policy
+// timeout. Each answer is also a Kubernetes Event on the queue, and, when the
+// policy says Hold, the ClusterQueue's stopPolicy holds admission meanwhile.
+//
+// Keeps when each wait began (per set of pools), so one gate object must live
+// across the daemon's reconcile passes. Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/clock.h"
+#include "kube/events.h"
+#include "kube/quota_sync.h"
+#include "manifest/types.h"
+
+namespace tpu::kube {
+
+// The field manager of the hold, apart from the quota's, so a quota sync never
+// removes a hold and releasing the hold never touches quota.
+inline constexpr const char* kHoldFieldManager = "tpu-provisioner-scale-down";
+
+struct PoolRemoval {
+  std::string node_pool;    // GKE node pool about to be deleted or shrunk ("train-1")
+  std::string accelerator;  // its gke-tpu-accelerator
+  std::string topology;
+};
+
+enum class ScaleDownDecision { kProceed, kWait };
+
+struct FlavorUse {
+  std::string flavor;
+  int64_t quota = 0;  // after lowering
+  int64_t usage = 0;  // admitted, unfinished workloads
+  std::vector<std::string> workloads;  // "namespace/name"
+};
+
+struct ScaleDownVerdict {
+  ScaleDownDecision decision = ScaleDownDecision::kProceed;
+  std::string message;  // for /status and the Event
+  std::vector<FlavorUse> flavors;
+  std::chrono::seconds waited{0};
+  bool timed_out = false;
+};
+
+class ScaleDownGate {
+ public:
+  // All references must outlive the gate.
+  ScaleDownGate(KubeClient& client, QuotaSync& sync, EventRecorder& events, Clock& clock)
+      : client_(client), sync_(sync), events_(events), clock_(clock) {}
+
+  // REQUIRES: `desired` is the target as it will be after the change.
+  Result<ScaleDownVerdict> Check(const manifest::Target& desired, const std::vector<PoolRemoval>& removals);
+
+ private:
+  Result<FlavorUse> Usage(const std::string& flavor, int64_t quota);
+  Status SetHold(bool on);
+
+  KubeClient& client_;
+  QuotaSync& sync_;
+  EventRecorder& events_;
+  Clock& clock_;
+  std::map<std::string, Clock::TimePoint> waiting_since_;  // by the removal's pool names
+  bool holding_ = false;
+};
+
+}  // namespace tpu::kube

@@ -1,7 +1,11 @@
 // GitRepo: open, resolve, read trees, ancestry, tree diffs. See git_repo.h.
 #include "source/git_repo.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "source/git_util.h"
@@ -29,12 +33,32 @@ Result<GitPtr<git_tree>> CommitTree(git_repository* repo, const std::string& hex
   return GitPtr<git_tree>(t);
 }
 
+// Why a repository that is there was refused for its owner, or OK. libgit2
+// refuses repositories owned by another user (as git does since 2.35.2) and
+// 1.5 reports it as "not found", which would send people looking in vain.
+Status CheckOwner(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string dir = fs::exists(fs::path(path) / ".git", ec) ? path : "";
+  if (dir.empty() && fs::exists(fs::path(path) / "HEAD", ec) && fs::exists(fs::path(path) / "objects", ec)) dir = path;
+  struct stat st;
+  if (dir.empty() || stat(dir.c_str(), &st) != 0 || st.st_uid == geteuid()) return Status::OK();
+  std::string abs = fs::absolute(path, ec).lexically_normal().string();
+  return Status::FailedPrecondition("open repository " + path + ": owned by uid " + std::to_string(st.st_uid) +
+                                    ", not by this process (uid " + std::to_string(geteuid()) +
+                                    "); git refuses it unless the git config lists it: "
+                                    "git config --global --add safe.directory " + abs);
+}
+
 }  // namespace
 
 Result<GitRepo> GitRepo::Open(const std::string& path) {
   EnsureLibgit2();
   git_repository* raw = nullptr;
   int rc = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc == GIT_ENOTFOUND || rc == GIT_EOWNER) {
+    if (Status s = CheckOwner(path); !s.ok()) return s;
+  }
   if (rc == GIT_ENOTFOUND) return Status::NotFound("open repository " + path + ": not a git repository");
   if (rc < 0) return GitStatus(rc, "open repository " + path);
   auto h = std::make_shared<RepoHandle>();

@@ -31,6 +31,9 @@ class GitRepo {
  public:
   // Opens the repository at `path`: a checkout's root, its .git, or a bare
   // repository. No discovery upwards: the path the user gave is the repo.
+  // FailedPrecondition when it belongs to another user and is not listed in
+  // git's safe.directory (a checkout written by a git-sync sidecar running as
+  // another uid): the message says what to add.
   static Result<GitRepo> Open(const std::string& path);
 
   // The working directory ("" when bare), the git directory (.git), and the

@@ -1,6 +1,8 @@
 // GitRepo: opening, HEAD, ancestry and changed paths over real repositories.
 #include "source/git_repo.h"
 
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +19,18 @@ TEST(GitRepoTest, OpenFailsOnANonRepository) {
   TempDir dir;
   Result<GitRepo> r = GitRepo::Open(dir.str());
   EXPECT_EQ(r.status(), Status::NotFound("open repository " + dir.str() + ": not a git repository"));
+}
+
+TEST(GitRepoTest, AnotherUsersRepositoryNamesTheFix) {
+  TempDir dir;
+  InitRepo(dir.path());
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give the repository away";
+  Sh("chown -R 4321:4321 " + Quote(dir.str()));
+  Result<GitRepo> r = GitRepo::Open(dir.str());
+  EXPECT_EQ(r.status(), Status::FailedPrecondition(
+                            "open repository " + dir.str() + ": owned by uid 4321, not by this process (uid 0); "
+                            "git refuses it unless the git config lists it: "
+                            "git config --global --add safe.directory " + dir.str()));
 }
 
 TEST(GitRepoTest, HeadOfAFreshRepositoryIsNotFound) {

@@ -39,6 +39,15 @@ TreeEntry::Kind KindOf(git_filemode_t mode) {
   }
 }
 
+// A blob the tree lists but the object database lacks is a broken repository,
+// not a missing file: never NotFound, which a caller could read as "absent".
+Status BlobStatus(int rc, const std::string& context) {
+  Status s = GitStatus(rc, context);
+  if (s.code() != Status::Code::kNotFound) return s;
+  const git_error* e = git_error_last();
+  return Status::Internal(context + ": corrupt or missing object: " + (e && e->message ? e->message : "not found"));
+}
+
 // The commit's root tree. REQUIRES: repo.mu held.
 Result<GitPtr<git_tree>> LookupRoot(RepoHandle& repo, const std::array<unsigned char, 20>& tree_id,
                                      const std::string& describe) {
@@ -97,7 +106,7 @@ Result<std::vector<TreeEntry>> GitTree::List(const std::string& dir) const {
       git_object_t type;
       if (int rc = git_odb_read_header(&size, &type, repo_->odb.get(), git_tree_entry_id(e)); rc < 0) {
         std::string path = dir.empty() ? entry.name : dir + "/" + entry.name;
-        return GitStatus(rc, Describe() + ": " + path + " (blob " + ShortId(entry.id) + ")");
+        return BlobStatus(rc, Describe() + ": " + path + " (blob " + ShortId(entry.id) + ")");
       }
       entry.size = size;
     }
@@ -130,7 +139,7 @@ Result<std::string> GitTree::Read(const std::string& path) const {
   const git_oid* id = git_tree_entry_id(entry.get());
   git_blob* raw_blob = nullptr;
   if (rc = git_blob_lookup(&raw_blob, repo_->repo.get(), id); rc < 0) {
-    return GitStatus(rc, Describe() + ": " + path + " (blob " + ShortId(OidHex(*id)) + ")");
+    return BlobStatus(rc, Describe() + ": " + path + " (blob " + ShortId(OidHex(*id)) + ")");
   }
   GitPtr<git_blob> blob(raw_blob);
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),

@@ -128,5 +128,19 @@ TEST_F(GitTreeTest, CorruptBlobIsAnErrorNamingThePath) {
                         "): corrupt or missing object: "));
 }
 
+TEST_F(GitTreeTest, MissingBlobIsCorruptionNotAbsence) {
+  WriteFile(dir_.path() / "deploy/p/c/a.yaml", "a: 1\n");
+  std::string head = CommitAll(dir_.path(), "first");
+  std::string blob = Git(dir_.path(), "rev-parse HEAD:deploy/p/c/a.yaml");
+  fs::remove(dir_.path() / ".git/objects" / blob.substr(0, 2) / blob.substr(2));
+  Result<GitTree> tree = Open().Tree(head);
+  ASSERT_TRUE(tree.ok());
+  std::string context = "commit " + head.substr(0, 7) + ": deploy/p/c/a.yaml (blob " + blob.substr(0, 7) + ")";
+  for (const Status& s : {tree->Read("deploy/p/c/a.yaml").status(), tree->List("deploy/p/c").status()}) {
+    EXPECT_EQ(s.code(), Status::Code::kInternal) << s.ToString();
+    EXPECT_THAT(s.message(), HasSubstr(context + ": corrupt or missing object: "));
+  }
+}
+
 }  // namespace
 }  // namespace tpu::source

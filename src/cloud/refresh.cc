@@ -1,12 +1,49 @@
 // Refresh: list-only live state, projects in parallel on short-lived threads.
 #include "cloud/refresh.h"
 
+#include "cloud/compute_wire.h"  // SegmentAfter, LastSegment
+
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <thread>
 
 namespace tpu::cloud {
+namespace {
+
+// A GKE node pool's current size is not on the NodePool (initialNodeCount
+// keeps its create-time value); it is the targetSize of the managed instance
+// groups GKE made for it, which the aggregated IGM list already holds. Takes
+// those IGMs out of the list (they are GKE's, not ours) and sets each pool's
+// node_count (per zone, as GKE counts) from them.
+void ResolvePoolSizesFromInstanceGroups(ProjectState& state) {
+  std::map<std::string, size_t> by_zone_name;  // "zone/name" → index
+  for (size_t i = 0; i < state.instance_group_managers.size(); ++i) {
+    const auto& m = state.instance_group_managers[i];
+    by_zone_name[m.zone + "/" + m.name] = i;
+  }
+  std::vector<bool> gke_owned(state.instance_group_managers.size(), false);
+  for (auto& cluster : state.clusters) {
+    for (auto& pool : cluster.node_pools) {
+      int size = -1;
+      for (const auto& url : pool.instance_group_urls) {
+        auto it = by_zone_name.find(SegmentAfter(url, "zones") + "/" + LastSegment(url));
+        if (it == by_zone_name.end()) continue;
+        gke_owned[it->second] = true;
+        size = std::max(size, state.instance_group_managers[it->second].target_size);
+      }
+      if (size >= 0) pool.node_count = size;
+    }
+  }
+  std::vector<InstanceGroupManager> ours;
+  for (size_t i = 0; i < state.instance_group_managers.size(); ++i) {
+    if (!gke_owned[i]) ours.push_back(std::move(state.instance_group_managers[i]));
+  }
+  state.instance_group_managers = std::move(ours);
+}
+
+}  // namespace
 
 ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute, const std::string& project,
                                        const RefreshOptions& options) {
@@ -25,6 +62,7 @@ ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute, c
     auto igms = compute.ListInstanceGroupManagers(project);
     if (!igms.ok()) return igms.error();
     state.instance_group_managers = std::move(*igms);
+    ResolvePoolSizesFromInstanceGroups(state);
   }
   if (options.include_operations) {
     auto gke_ops = gke.ListOperations(project, "-");

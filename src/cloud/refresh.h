@@ -6,6 +6,11 @@
 // Compute aggregated/operations. Plan's refresh is therefore 4 calls per
 // project, plus one per extra page of a Compute collection beyond 500 items.
 //
+// A node pool's live node_count is the targetSize of the instance groups GKE
+// made for it (its instanceGroupUrls), found in the aggregated IGM list; those
+// GKE-made IGMs are then left out of instance_group_managers. Without the
+// Compute lists node_count is the pool's initialNodeCount.
+//
 // Projects are refreshed in parallel by at most `parallelism` threads, started
 // and joined inside Refresh (no thread outlives the call).
 #pragma once

@@ -278,7 +278,10 @@ TEST_F(CredentialsTest, ApiCallsCarryTheBearerToken) {
     res.status = req.get_header_value("Authorization") == "Bearer sa-token" ? 200 : 401;
     res.set_content("{}", "application/json");
   });
-  ApiCaller caller(&transport_, provider->get(), nullptr);
+  // Its own transport, destroyed before `api`: a server stopping under an
+  // idle keep-alive connection waits out the keep-alive timeout.
+  CurlTransport api_transport;
+  ApiCaller caller(&api_transport, provider->get(), nullptr);
   auto r = caller.Call("GET", api.url() + "v1/projects/p/locations/-/clusters");
   EXPECT_TRUE(r.ok()) << r.status().ToString();
 }

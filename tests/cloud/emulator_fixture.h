@@ -17,6 +17,10 @@ namespace tpu::cloud::testing {
 class EmulatorTest : public ::testing::Test {
  protected:
   void StartEmulator(int op_latency_ms = 0) {
+    // The old connection goes first: an emulator stopping under a client's
+    // idle keep-alive connection waits for it.
+    cloud_.reset();
+    emulator_.reset();
     sim::CloudEmulatorOptions options;
     options.op_latency_ms = {{"default", op_latency_ms}};
     options.required_token = "emu-token";

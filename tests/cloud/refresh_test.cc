@@ -1,0 +1,170 @@
+// Refresh against the emulator: list calls only, ≤ 4 reads per project however
+// many node pools, every Compute page followed (> 500 objects), projects in
+// parallel, operations only when asked.
+#include "cloud/refresh.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cloud/emulator_fixture.h"
+
+namespace tpu::cloud {
+namespace {
+
+using nlohmann::json;
+
+class RefreshTest : public testing::EmulatorTest {
+ protected:
+  // `pools` CPU node pools spread over `clusters` clusters of `project`, via /sim/seed.
+  void SeedPools(const std::string& project, int clusters, int pools) {
+    json seed = {{"clusters", json::array()}, {"nodePools", json::array()}};
+    for (int c = 0; c < clusters; ++c) {
+      seed["clusters"].push_back({{"project", project}, {"location", "us-east5"}, {"name", "c" + std::to_string(c)}});
+    }
+    for (int i = 0; i < pools; ++i) {
+      seed["nodePools"].push_back({{"project", project}, {"location", "us-east5"},
+                                   {"cluster", "c" + std::to_string(i % clusters)},
+                                   {"nodePool", {{"name", "np-" + std::to_string(i)},
+                                                 {"config", {{"machineType", "e2-standard-4"}}},
+                                                 {"initialNodeCount", 1}}}});
+    }
+    Control("seed", seed);
+  }
+  // Through the API (there is no Compute seed), from a few threads at once.
+  void SeedTemplates(const std::string& project, int n) {
+    constexpr int kThreads = 8;
+    std::atomic<int> failures{0};
+    {
+      std::vector<std::jthread> pool;
+      for (int w = 0; w < kThreads; ++w) {
+        pool.emplace_back([&, w] {
+          for (int i = w; i < n; i += kThreads) {
+            InstanceTemplate t;
+            t.name = "tmpl-" + std::to_string(i);
+            t.machine_type = "n2-standard-2";
+            if (!cloud_->compute().InsertInstanceTemplate(project, t).ok()) ++failures;
+          }
+        });
+      }
+    }
+    ASSERT_EQ(failures, 0);
+  }
+  size_t PoolCount(const ProjectState& s) {
+    size_t n = 0;
+    for (const auto& c : s.clusters) n += c.node_pools.size();
+    return n;
+  }
+};
+
+TEST_F(RefreshTest, PlanRefreshIsFourReadsPerProjectWhateverThePoolCount) {
+  SeedPools("big", 3, 520);
+  SeedPools("small", 1, 2);
+  cloud_->calls().Reset();
+  emulator_->ResetCounters();
+  auto live = cloud_->Refresh({"big", "small"});
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  EXPECT_EQ(PoolCount(live->projects.at("big")), 520u);
+  EXPECT_EQ(live->projects.at("big").clusters.size(), 3u);
+  EXPECT_EQ(PoolCount(live->projects.at("small")), 2u);
+  EXPECT_EQ(cloud_->calls().reads(), 8);  // 4 × 2 projects
+  EXPECT_EQ(cloud_->calls().mutations(), 0);
+  auto counters = emulator_->counters();
+  EXPECT_EQ(counters.calls, 8);
+  EXPECT_EQ(counters.mutating_calls, 0);
+  EXPECT_EQ(counters.calls_by_route["GET /v1/projects/{project}/locations/-/clusters"], 2);
+}
+
+TEST_F(RefreshTest, ComputePagesAreAllFollowed) {
+  SeedTemplates("pages", 501);
+  cloud_->calls().Reset();
+  auto live = cloud_->Refresh({"pages"});
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  const auto& s = live->projects.at("pages");
+  ASSERT_EQ(s.instance_templates.size(), 501u);
+  std::set<std::string> names;
+  for (const auto& t : s.instance_templates) names.insert(t.name);
+  EXPECT_EQ(names.size(), 501u);  // no page read twice, none skipped
+  // clusters + policies + templates (2 pages of ≤ 500) + IGMs.
+  EXPECT_EQ(cloud_->calls().reads(), 5);
+}
+
+TEST_F(RefreshTest, OperationsOnlyWhenAsked) {
+  StartEmulator(/*op_latency_ms=*/600'000);
+  ASSERT_TRUE(emulator_->EnsureCluster("ops", "us-east5", "c").ok());
+  NodePool p;
+  p.name = "pending";
+  p.machine_type = "e2-standard-4";
+  p.node_count = 1;
+  auto op = cloud_->gke().CreateNodePool({"ops", "us-east5", "c"}, p);
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  InstanceTemplate t;
+  t.name = "t";
+  t.machine_type = "n2-standard-2";
+  ASSERT_TRUE(cloud_->compute().InsertInstanceTemplate("ops", t).ok());
+
+  cloud_->calls().Reset();
+  auto plain = cloud_->Refresh({"ops"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->projects.at("ops").running_operations.empty());
+  EXPECT_EQ(cloud_->calls().reads(), 4);
+
+  cloud_->calls().Reset();
+  RefreshOptions with_ops;
+  with_ops.include_operations = true;
+  auto live = cloud_->Refresh({"ops"}, with_ops);
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  EXPECT_EQ(cloud_->calls().reads(), 6);
+  const auto& running = live->projects.at("ops").running_operations;
+  ASSERT_EQ(running.size(), 2u);
+  int gke = 0, compute = 0;
+  for (const auto& o : running) (o.api == Operation::Api::kGke ? gke : compute)++;
+  EXPECT_EQ(gke, 1);
+  EXPECT_EQ(compute, 1);
+}
+
+TEST_F(RefreshTest, WithoutComputeIsOneCallPerProject) {
+  SeedPools("p1", 1, 3);
+  cloud_->calls().Reset();
+  RefreshOptions gke_only;
+  gke_only.include_compute = false;
+  auto live = cloud_->Refresh({"p1", "p2", "p3"}, gke_only);
+  ASSERT_TRUE(live.ok());
+  EXPECT_EQ(cloud_->calls().reads(), 3);
+  EXPECT_EQ(live->projects.size(), 3u);
+  EXPECT_TRUE(live->projects.at("p2").clusters.empty());
+}
+
+TEST_F(RefreshTest, ManyProjectsInParallelAllArrive) {
+  std::vector<std::string> projects;
+  for (int i = 0; i < 20; ++i) {
+    projects.push_back("proj-" + std::to_string(i));
+    SeedPools(projects.back(), 1, 1 + i % 3);
+  }
+  RefreshOptions options;
+  options.parallelism = 4;
+  cloud_->calls().Reset();
+  auto live = cloud_->Refresh(projects, options);
+  ASSERT_TRUE(live.ok());
+  ASSERT_EQ(live->projects.size(), 20u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(PoolCount(live->projects.at(projects[i])), 1u + i % 3);
+  EXPECT_EQ(cloud_->calls().reads(), 80);
+}
+
+TEST_F(RefreshTest, AFailingProjectFailsTheRefreshWithItsName) {
+  sim::FaultConfig faults;
+  sim::FaultRule rule;
+  rule.path = "projects/bad/";
+  rule.rate_500 = 1.0;
+  faults.rules.push_back(rule);
+  ASSERT_TRUE(emulator_->SetFaults(faults).ok());
+  auto live = cloud_->Refresh({"good", "bad"});
+  ASSERT_FALSE(live.ok());
+  EXPECT_EQ(live.status().code(), Status::Code::kUnavailable);
+  EXPECT_EQ(live.status().message().rfind("refresh project bad: ", 0), 0u) << live.status().message();
+}
+
+}  // namespace
+}  // namespace tpu::cloud

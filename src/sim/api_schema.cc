@@ -29,8 +29,12 @@ ApiSchema::ApiSchema(const char* const* chunks) {
       } else if (tag == "E") {
         std::string name, value;
         ls >> name;
-        auto& values = enums_[name];
-        while (ls >> value) values.insert(value);
+        Enum& e = enums_[name];
+        while (ls >> value) {
+          const auto eq = value.find('=');
+          e.names.insert(value.substr(0, eq));
+          if (eq != std::string::npos) e.by_number[std::stoll(value.substr(eq + 1))] = value.substr(0, eq);
+        }
       }
     }
   }
@@ -41,7 +45,7 @@ const ApiSchema& ApiSchema::Builtin() {
   return *schema;
 }
 
-std::optional<std::string> ApiSchema::Validate(const json& body, const std::string& type,
+std::optional<std::string> ApiSchema::Validate(json& body, const std::string& type,
                                                const std::string& at) const {
   if (body.is_null()) return std::nullopt;
   return ValidateMessage(body, type, at);
@@ -66,7 +70,7 @@ bool IsIntegral(const std::string& t) {
 
 }  // namespace
 
-std::optional<std::string> ApiSchema::ValidateMessage(const json& v, const std::string& type,
+std::optional<std::string> ApiSchema::ValidateMessage(json& v, const std::string& type,
                                                       const std::string& at) const {
   auto it = messages_.find(type);
   if (it == messages_.end()) return std::nullopt;  // not modelled: accepted as-is
@@ -74,7 +78,7 @@ std::optional<std::string> ApiSchema::ValidateMessage(const json& v, const std::
     return "Invalid JSON payload received. Expected an object" +
            (at.empty() ? std::string() : " at '" + at + "'") + ".";
   }
-  for (const auto& [key, value] : v.items()) {
+  for (auto& [key, value] : v.items()) {
     const Field* field = nullptr;
     for (const auto& f : it->second) {
       // The JSON parser accepts both the lowerCamelCase and the proto name.
@@ -86,12 +90,12 @@ std::optional<std::string> ApiSchema::ValidateMessage(const json& v, const std::
     if (field->label == 'R') {
       if (!value.is_array())
         return "Invalid value at '" + path + "', expected a list.";
-      for (const auto& e : value)
+      for (auto& e : value)
         if (auto err = ValidateValue(e, *field, path)) return err;
     } else if (field->label == 'M') {
       if (!value.is_object())
         return "Invalid value at '" + path + "', expected a map.";
-      for (const auto& [k, e] : value.items())
+      for (auto& [k, e] : value.items())
         if (auto err = ValidateValue(e, *field, path + "[" + k + "]")) return err;
     } else if (auto err = ValidateValue(value, *field, path)) {
       return err;
@@ -100,7 +104,7 @@ std::optional<std::string> ApiSchema::ValidateMessage(const json& v, const std::
   return std::nullopt;
 }
 
-std::optional<std::string> ApiSchema::ValidateValue(const json& v, const Field& f,
+std::optional<std::string> ApiSchema::ValidateValue(json& v, const Field& f,
                                                     const std::string& at) const {
   switch (f.kind) {
     case 'm':
@@ -108,10 +112,14 @@ std::optional<std::string> ApiSchema::ValidateValue(const json& v, const Field& 
     case 'e': {
       auto e = enums_.find(f.type);
       if (e == enums_.end()) return std::nullopt;
-      if (v.is_string() && e->second.count(v.get<std::string>())) return std::nullopt;
-      // Numeric enum values are legal in proto3 JSON; the emulator never
-      // needs them, and the names are what every client sends.
-      if (v.is_number_integer()) return std::nullopt;
+      if (v.is_string() && e->second.names.count(v.get<std::string>())) return std::nullopt;
+      if (v.is_number_integer()) {
+        auto n = e->second.by_number.find(v.get<int64_t>());
+        if (n != e->second.by_number.end()) {
+          v = n->second;
+          return std::nullopt;
+        }
+      }
       return "Invalid value at '" + at + "' (type.googleapis.com/" + f.type + "), " + v.dump();
     }
     case 's': {

@@ -34,20 +34,26 @@ class ApiSchema {
   // Checks `body` against message `type` (full name, e.g.
   // "google.container.v1.CreateNodePoolRequest"). `at` is the proto path of
   // the body in the request ("" for a body "*", else the body field name).
-  // Returns the real API's message on failure.
-  std::optional<std::string> Validate(const json& body, const std::string& type,
+  // Returns the real API's message on failure. Numeric enum values (sent by
+  // Google's client libraries with enum-encoding=int) are replaced in place
+  // by their names, so handlers only ever see names.
+  std::optional<std::string> Validate(json& body, const std::string& type,
                                       const std::string& at) const;
 
   bool HasMessage(const std::string& type) const { return messages_.count(type) > 0; }
 
  private:
-  std::optional<std::string> ValidateMessage(const json& v, const std::string& type,
+  std::optional<std::string> ValidateMessage(json& v, const std::string& type,
                                              const std::string& at) const;
-  std::optional<std::string> ValidateValue(const json& v, const Field& f,
+  std::optional<std::string> ValidateValue(json& v, const Field& f,
                                            const std::string& at) const;
 
   std::map<std::string, std::vector<Field>> messages_;
-  std::map<std::string, std::set<std::string>> enums_;
+  struct Enum {
+    std::set<std::string> names;
+    std::map<int64_t, std::string> by_number;
+  };
+  std::map<std::string, Enum> enums_;
 };
 
 }  // namespace tpu::sim

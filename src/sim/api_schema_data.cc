@@ -57,7 +57,7 @@ F initialClusterVersion initial_cluster_version 1 s string
 F currentMasterVersion current_master_version 1 s string
 F currentNodeVersion current_node_version 1 s string
 F createTime create_time 1 s string
-E google.container.v1.Cluster.Status STATUS_UNSPECIFIED PROVISIONING RUNNING RECONCILING STOPPING ERROR DEGRADED
+E google.container.v1.Cluster.Status STATUS_UNSPECIFIED=0 PROVISIONING=1 RUNNING=2 RECONCILING=3 STOPPING=4 ERROR=5 DEGRADED=6
 F status status 1 e google.container.v1.Cluster.Status
 F statusMessage status_message 1 s string
 F nodeIpv4CidrSize node_ipv4_cidr_size 1 s int32
@@ -139,9 +139,9 @@ F storagePools storage_pools R s string
 F secondaryBootDiskUpdateStrategy secondary_boot_disk_update_strategy 1 m google.container.v1.SecondaryBootDiskUpdateStrategy
 F gpuDirectConfig gpu_direct_config 1 m google.container.v1.GPUDirectConfig
 F maxRunDuration max_run_duration 1 * google.protobuf.Duration
-E google.container.v1.NodeConfig.LocalSsdEncryptionMode LOCAL_SSD_ENCRYPTION_MODE_UNSPECIFIED STANDARD_ENCRYPTION EPHEMERAL_KEY_ENCRYPTION
+E google.container.v1.NodeConfig.LocalSsdEncryptionMode LOCAL_SSD_ENCRYPTION_MODE_UNSPECIFIED=0 STANDARD_ENCRYPTION=1 EPHEMERAL_KEY_ENCRYPTION=2
 F localSsdEncryptionMode local_ssd_encryption_mode 1 e google.container.v1.NodeConfig.LocalSsdEncryptionMode
-E google.container.v1.NodeConfig.EffectiveCgroupMode EFFECTIVE_CGROUP_MODE_UNSPECIFIED EFFECTIVE_CGROUP_MODE_V1 EFFECTIVE_CGROUP_MODE_V2
+E google.container.v1.NodeConfig.EffectiveCgroupMode EFFECTIVE_CGROUP_MODE_UNSPECIFIED=0 EFFECTIVE_CGROUP_MODE_V1=1 EFFECTIVE_CGROUP_MODE_V2=2
 F effectiveCgroupMode effective_cgroup_mode 1 e google.container.v1.NodeConfig.EffectiveCgroupMode
 F flexStart flex_start 1 s bool
 F bootDisk boot_disk 1 m google.container.v1.BootDisk
@@ -155,24 +155,24 @@ F gpuSharingConfig gpu_sharing_config 1 m google.container.v1.GPUSharingConfig
 F gpuDriverInstallationConfig gpu_driver_installation_config 1 m google.container.v1.GPUDriverInstallationConfig
 M google.container.v1.GPUSharingConfig
 F maxSharedClientsPerGpu max_shared_clients_per_gpu 1 s int64
-E google.container.v1.GPUSharingConfig.GPUSharingStrategy GPU_SHARING_STRATEGY_UNSPECIFIED TIME_SHARING MPS
+E google.container.v1.GPUSharingConfig.GPUSharingStrategy GPU_SHARING_STRATEGY_UNSPECIFIED=0 TIME_SHARING=1 MPS=2
 F gpuSharingStrategy gpu_sharing_strategy 1 e google.container.v1.GPUSharingConfig.GPUSharingStrategy
 M google.container.v1.GPUDriverInstallationConfig
-E google.container.v1.GPUDriverInstallationConfig.GPUDriverVersion GPU_DRIVER_VERSION_UNSPECIFIED INSTALLATION_DISABLED DEFAULT LATEST
+E google.container.v1.GPUDriverInstallationConfig.GPUDriverVersion GPU_DRIVER_VERSION_UNSPECIFIED=0 INSTALLATION_DISABLED=1 DEFAULT=2 LATEST=3
 F gpuDriverVersion gpu_driver_version 1 e google.container.v1.GPUDriverInstallationConfig.GPUDriverVersion
 M google.container.v1.WorkloadMetadataConfig
-E google.container.v1.WorkloadMetadataConfig.Mode MODE_UNSPECIFIED GCE_METADATA GKE_METADATA
+E google.container.v1.WorkloadMetadataConfig.Mode MODE_UNSPECIFIED=0 GCE_METADATA=1 GKE_METADATA=2
 F mode mode 1 e google.container.v1.WorkloadMetadataConfig.Mode
 M google.container.v1.NodeTaint
 F key key 1 s string
 F value value 1 s string
-E google.container.v1.NodeTaint.Effect EFFECT_UNSPECIFIED NO_SCHEDULE PREFER_NO_SCHEDULE NO_EXECUTE
+E google.container.v1.NodeTaint.Effect EFFECT_UNSPECIFIED=0 NO_SCHEDULE=1 PREFER_NO_SCHEDULE=2 NO_EXECUTE=3
 F effect effect 1 e google.container.v1.NodeTaint.Effect
 M google.container.v1.SandboxConfig
-E google.container.v1.SandboxConfig.Type UNSPECIFIED GVISOR
+E google.container.v1.SandboxConfig.Type UNSPECIFIED=0 GVISOR=1
 F type type 1 e google.container.v1.SandboxConfig.Type
 M google.container.v1.ReservationAffinity
-E google.container.v1.ReservationAffinity.Type UNSPECIFIED NO_RESERVATION ANY_RESERVATION SPECIFIC_RESERVATION
+E google.container.v1.ReservationAffinity.Type UNSPECIFIED=0 NO_RESERVATION=1 ANY_RESERVATION=2 SPECIFIC_RESERVATION=3
 F consumeReservationType consume_reservation_type 1 e google.container.v1.ReservationAffinity.Type
 F key key 1 s string
 F values values R s string
@@ -181,12 +181,12 @@ F enableSecureBoot enable_secure_boot 1 s bool
 F enableIntegrityMonitoring enable_integrity_monitoring 1 s bool
 M google.container.v1.LinuxNodeConfig
 F sysctls sysctls M s string
-E google.container.v1.LinuxNodeConfig.CgroupMode CGROUP_MODE_UNSPECIFIED CGROUP_MODE_V1 CGROUP_MODE_V2
+E google.container.v1.LinuxNodeConfig.CgroupMode CGROUP_MODE_UNSPECIFIED=0 CGROUP_MODE_V1=1 CGROUP_MODE_V2=2
 F cgroupMode cgroup_mode 1 e google.container.v1.LinuxNodeConfig.CgroupMode
 F hugepages hugepages 1 m google.container.v1.LinuxNodeConfig.HugepagesConfig
-E google.container.v1.LinuxNodeConfig.TransparentHugepageEnabled TRANSPARENT_HUGEPAGE_ENABLED_UNSPECIFIED TRANSPARENT_HUGEPAGE_ENABLED_ALWAYS TRANSPARENT_HUGEPAGE_ENABLED_MADVISE TRANSPARENT_HUGEPAGE_ENABLED_NEVER
+E google.container.v1.LinuxNodeConfig.TransparentHugepageEnabled TRANSPARENT_HUGEPAGE_ENABLED_UNSPECIFIED=0 TRANSPARENT_HUGEPAGE_ENABLED_ALWAYS=1 TRANSPARENT_HUGEPAGE_ENABLED_MADVISE=2 TRANSPARENT_HUGEPAGE_ENABLED_NEVER=3
 F transparentHugepageEnabled transparent_hugepage_enabled 1 e google.container.v1.LinuxNodeConfig.TransparentHugepageEnabled
-E google.container.v1.LinuxNodeConfig.TransparentHugepageDefrag TRANSPARENT_HUGEPAGE_DEFRAG_UNSPECIFIED TRANSPARENT_HUGEPAGE_DEFRAG_ALWAYS TRANSPARENT_HUGEPAGE_DEFRAG_DEFER TRANSPARENT_HUGEPAGE_DEFRAG_DEFER_WITH_MADVISE TRANSPARENT_HUGEPAGE_DEFRAG_MADVISE TRANSPARENT_HUGEPAGE_DEFRAG_NEVER
+E google.container.v1.LinuxNodeConfig.TransparentHugepageDefrag TRANSPARENT_HUGEPAGE_DEFRAG_UNSPECIFIED=0 TRANSPARENT_HUGEPAGE_DEFRAG_ALWAYS=1 TRANSPARENT_HUGEPAGE_DEFRAG_DEFER=2 TRANSPARENT_HUGEPAGE_DEFRAG_DEFER_WITH_MADVISE=3 TRANSPARENT_HUGEPAGE_DEFRAG_MADVISE=4 TRANSPARENT_HUGEPAGE_DEFRAG_NEVER=5
 F transparentHugepageDefrag transparent_hugepage_defrag 1 e google.container.v1.LinuxNodeConfig.TransparentHugepageDefrag
 F customNodeInit custom_node_init 1 m google.container.v1.LinuxNodeConfig.CustomNodeInit
 F swapConfig swap_config 1 m google.container.v1.LinuxNodeConfig.SwapConfig
@@ -219,7 +219,7 @@ F swapSizePercent swap_size_percent 1 s int32
 M google.container.v1.LinuxNodeConfig.SwapConfig.DedicatedLocalSsdProfile
 F diskCount disk_count 1 s int64
 M google.container.v1.LinuxNodeConfig.NodeKernelModuleLoading
-E google.container.v1.LinuxNodeConfig.NodeKernelModuleLoading.Policy POLICY_UNSPECIFIED ENFORCE_SIGNED_MODULES DO_NOT_ENFORCE_SIGNED_MODULES
+E google.container.v1.LinuxNodeConfig.NodeKernelModuleLoading.Policy POLICY_UNSPECIFIED=0 ENFORCE_SIGNED_MODULES=1 DO_NOT_ENFORCE_SIGNED_MODULES=2
 F policy policy 1 e google.container.v1.LinuxNodeConfig.NodeKernelModuleLoading.Policy
 M google.container.v1.LinuxNodeConfig.AccurateTimeConfig
 F enablePtpKvmTimeSync enable_ptp_kvm_time_sync 1 s bool
@@ -280,23 +280,23 @@ F enabled enabled 1 s bool
 M google.container.v1.AdvancedMachineFeatures
 F threadsPerCore threads_per_core 1 s int64
 F enableNestedVirtualization enable_nested_virtualization 1 s bool
-E google.container.v1.AdvancedMachineFeatures.PerformanceMonitoringUnit PERFORMANCE_MONITORING_UNIT_UNSPECIFIED ARCHITECTURAL STANDARD ENHANCED
+E google.container.v1.AdvancedMachineFeatures.PerformanceMonitoringUnit PERFORMANCE_MONITORING_UNIT_UNSPECIFIED=0 ARCHITECTURAL=1 STANDARD=2 ENHANCED=3
 F performanceMonitoringUnit performance_monitoring_unit 1 e google.container.v1.AdvancedMachineFeatures.PerformanceMonitoringUnit
 M google.container.v1.VirtualNIC
 F enabled enabled 1 s bool
 M google.container.v1.ConfidentialNodes
 F enabled enabled 1 s bool
-E google.container.v1.ConfidentialNodes.ConfidentialInstanceType CONFIDENTIAL_INSTANCE_TYPE_UNSPECIFIED SEV SEV_SNP TDX
+E google.container.v1.ConfidentialNodes.ConfidentialInstanceType CONFIDENTIAL_INSTANCE_TYPE_UNSPECIFIED=0 SEV=1 SEV_SNP=2 TDX=3
 F confidentialInstanceType confidential_instance_type 1 e google.container.v1.ConfidentialNodes.ConfidentialInstanceType
 M google.container.v1.FastSocket
 F enabled enabled 1 s bool
 M google.container.v1.NodePoolLoggingConfig
 F variantConfig variant_config 1 m google.container.v1.LoggingVariantConfig
 M google.container.v1.LoggingVariantConfig
-E google.container.v1.LoggingVariantConfig.Variant VARIANT_UNSPECIFIED DEFAULT MAX_THROUGHPUT
+E google.container.v1.LoggingVariantConfig.Variant VARIANT_UNSPECIFIED=0 DEFAULT=1 MAX_THROUGHPUT=2
 F variant variant 1 e google.container.v1.LoggingVariantConfig.Variant
 M google.container.v1.WindowsNodeConfig
-E google.container.v1.WindowsNodeConfig.OSVersion OS_VERSION_UNSPECIFIED OS_VERSION_LTSC2019 OS_VERSION_LTSC2022
+E google.container.v1.WindowsNodeConfig.OSVersion OS_VERSION_UNSPECIFIED=0 OS_VERSION_LTSC2019=1 OS_VERSION_LTSC2022=2
 F osVersion os_version 1 e google.container.v1.WindowsNodeConfig.OSVersion
 M google.container.v1.LocalNvmeSsdBlockConfig
 F localSsdCount local_ssd_count 1 s int32
@@ -308,7 +308,7 @@ F nodeAffinities node_affinities R m google.container.v1.SoleTenantConfig.NodeAf
 F minNodeCpus min_node_cpus 1 s int32
 M google.container.v1.SoleTenantConfig.NodeAffinity
 F key key 1 s string
-E google.container.v1.SoleTenantConfig.NodeAffinity.Operator OPERATOR_UNSPECIFIED IN NOT_IN
+E google.container.v1.SoleTenantConfig.NodeAffinity.Operator OPERATOR_UNSPECIFIED=0 IN=1 NOT_IN=2
 F operator operator 1 e google.container.v1.SoleTenantConfig.NodeAffinity.Operator
 F values values R s string
 M google.container.v1.ContainerdConfig
@@ -330,7 +330,7 @@ F server server 1 s string
 F hosts hosts R m google.container.v1.ContainerdConfig.RegistryHostConfig.HostConfig
 M google.container.v1.ContainerdConfig.RegistryHostConfig.HostConfig
 F host host 1 s string
-E google.container.v1.ContainerdConfig.RegistryHostConfig.HostCapability HOST_CAPABILITY_UNSPECIFIED HOST_CAPABILITY_PULL HOST_CAPABILITY_RESOLVE HOST_CAPABILITY_PUSH
+E google.container.v1.ContainerdConfig.RegistryHostConfig.HostCapability HOST_CAPABILITY_UNSPECIFIED=0 HOST_CAPABILITY_PULL=1 HOST_CAPABILITY_RESOLVE=2 HOST_CAPABILITY_PUSH=3
 F capabilities capabilities R e google.container.v1.ContainerdConfig.RegistryHostConfig.HostCapability
 F overridePath override_path 1 s bool
 F header header R m google.container.v1.ContainerdConfig.RegistryHostConfig.RegistryHeader
@@ -348,12 +348,12 @@ F key key 1 m google.container.v1.ContainerdConfig.RegistryHostConfig.Certificat
 M google.container.v1.ResourceManagerTags
 F tags tags M s string
 M google.container.v1.SecondaryBootDisk
-E google.container.v1.SecondaryBootDisk.Mode MODE_UNSPECIFIED CONTAINER_IMAGE_CACHE
+E google.container.v1.SecondaryBootDisk.Mode MODE_UNSPECIFIED=0 CONTAINER_IMAGE_CACHE=1
 F mode mode 1 e google.container.v1.SecondaryBootDisk.Mode
 F diskImage disk_image 1 s string
 M google.container.v1.SecondaryBootDiskUpdateStrategy
 M google.container.v1.GPUDirectConfig
-E google.container.v1.GPUDirectConfig.GPUDirectStrategy GPU_DIRECT_STRATEGY_UNSPECIFIED RDMA
+E google.container.v1.GPUDirectConfig.GPUDirectStrategy GPU_DIRECT_STRATEGY_UNSPECIFIED=0 RDMA=2
 F gpuDirectStrategy gpu_direct_strategy 1 e google.container.v1.GPUDirectConfig.GPUDirectStrategy
 M google.container.v1.BootDisk
 F diskType disk_type 1 s string
@@ -361,7 +361,7 @@ F sizeGb size_gb 1 s int64
 F provisionedIops provisioned_iops 1 s int64
 F provisionedThroughput provisioned_throughput 1 s int64
 M google.container.v1.TaintConfig
-E google.container.v1.TaintConfig.ArchitectureTaintBehavior ARCHITECTURE_TAINT_BEHAVIOR_UNSPECIFIED NONE ARM
+E google.container.v1.TaintConfig.ArchitectureTaintBehavior ARCHITECTURE_TAINT_BEHAVIOR_UNSPECIFIED=0 NONE=1 ARM=2
 F architectureTaintBehavior architecture_taint_behavior 1 e google.container.v1.TaintConfig.ArchitectureTaintBehavior
 M google.container.v1.MasterAuth
 F username username 1 s string
@@ -403,7 +403,7 @@ M google.container.v1.NetworkPolicyConfig
 F disabled disabled 1 s bool
 M google.container.v1.CloudRunConfig
 F disabled disabled 1 s bool
-E google.container.v1.CloudRunConfig.LoadBalancerType LOAD_BALANCER_TYPE_UNSPECIFIED LOAD_BALANCER_TYPE_EXTERNAL LOAD_BALANCER_TYPE_INTERNAL
+E google.container.v1.CloudRunConfig.LoadBalancerType LOAD_BALANCER_TYPE_UNSPECIFIED=0 LOAD_BALANCER_TYPE_EXTERNAL=1 LOAD_BALANCER_TYPE_INTERNAL=2
 F loadBalancerType load_balancer_type 1 e google.container.v1.CloudRunConfig.LoadBalancerType
 )SCHEMA",
 R"SCHEMA(M google.container.v1.DnsCacheConfig
@@ -453,7 +453,7 @@ F networkConfig network_config 1 m google.container.v1.NodeNetworkConfig
 F selfLink self_link 1 s string
 F version version 1 s string
 F instanceGroupUrls instance_group_urls R s string
-E google.container.v1.NodePool.Status STATUS_UNSPECIFIED PROVISIONING RUNNING RUNNING_WITH_ERROR RECONCILING STOPPING ERROR
+E google.container.v1.NodePool.Status STATUS_UNSPECIFIED=0 PROVISIONING=1 RUNNING=2 RUNNING_WITH_ERROR=3 RECONCILING=4 STOPPING=5 ERROR=6
 F status status 1 e google.container.v1.NodePool.Status
 F statusMessage status_message 1 s string
 F autoscaling autoscaling 1 m google.container.v1.NodePoolAutoscaling
@@ -483,7 +483,7 @@ F subnetwork subnetwork 1 s string
 F networkTierConfig network_tier_config 1 m google.container.v1.NetworkTierConfig
 F acceleratorNetworkProfile accelerator_network_profile 1 s string
 M google.container.v1.NodeNetworkConfig.NetworkPerformanceConfig
-E google.container.v1.NodeNetworkConfig.NetworkPerformanceConfig.Tier TIER_UNSPECIFIED TIER_1
+E google.container.v1.NodeNetworkConfig.NetworkPerformanceConfig.Tier TIER_UNSPECIFIED=0 TIER_1=1
 F totalEgressBandwidthTier total_egress_bandwidth_tier 1 e google.container.v1.NodeNetworkConfig.NetworkPerformanceConfig.Tier
 M google.container.v1.PodCIDROverprovisionConfig
 F disable disable 1 s bool
@@ -497,14 +497,14 @@ F maxPodsPerNode max_pods_per_node 1 m google.container.v1.MaxPodsConstraint
 M google.container.v1.MaxPodsConstraint
 F maxPodsPerNode max_pods_per_node 1 s int64
 M google.container.v1.NetworkTierConfig
-E google.container.v1.NetworkTierConfig.NetworkTier NETWORK_TIER_UNSPECIFIED NETWORK_TIER_DEFAULT NETWORK_TIER_PREMIUM NETWORK_TIER_STANDARD
+E google.container.v1.NetworkTierConfig.NetworkTier NETWORK_TIER_UNSPECIFIED=0 NETWORK_TIER_DEFAULT=1 NETWORK_TIER_PREMIUM=2 NETWORK_TIER_STANDARD=3
 F networkTier network_tier 1 e google.container.v1.NetworkTierConfig.NetworkTier
 M google.container.v1.NodePoolAutoscaling
 F enabled enabled 1 s bool
 F minNodeCount min_node_count 1 s int32
 F maxNodeCount max_node_count 1 s int32
 F autoprovisioned autoprovisioned 1 s bool
-E google.container.v1.NodePoolAutoscaling.LocationPolicy LOCATION_POLICY_UNSPECIFIED BALANCED ANY
+E google.container.v1.NodePoolAutoscaling.LocationPolicy LOCATION_POLICY_UNSPECIFIED=0 BALANCED=1 ANY=2
 F locationPolicy location_policy 1 e google.container.v1.NodePoolAutoscaling.LocationPolicy
 F totalMinNodeCount total_min_node_count 1 s int32
 F totalMaxNodeCount total_max_node_count 1 s int32
@@ -516,15 +516,15 @@ M google.container.v1.AutoUpgradeOptions
 F autoUpgradeStartTime auto_upgrade_start_time 1 s string
 F description description 1 s string
 M google.container.v1.StatusCondition
-E google.container.v1.StatusCondition.Code UNKNOWN GCE_STOCKOUT GKE_SERVICE_ACCOUNT_DELETED GCE_QUOTA_EXCEEDED SET_BY_OPERATOR CLOUD_KMS_KEY_ERROR CA_EXPIRING NODE_SERVICE_ACCOUNT_MISSING_PERMISSIONS CLOUD_KMS_KEY_DESTROYED
+E google.container.v1.StatusCondition.Code UNKNOWN=0 GCE_STOCKOUT=1 GKE_SERVICE_ACCOUNT_DELETED=2 GCE_QUOTA_EXCEEDED=3 SET_BY_OPERATOR=4 CLOUD_KMS_KEY_ERROR=7 CA_EXPIRING=9 NODE_SERVICE_ACCOUNT_MISSING_PERMISSIONS=10 CLOUD_KMS_KEY_DESTROYED=11
 F code code 1 e google.container.v1.StatusCondition.Code
 F message message 1 s string
-E google.rpc.Code OK CANCELLED UNKNOWN INVALID_ARGUMENT DEADLINE_EXCEEDED NOT_FOUND ALREADY_EXISTS PERMISSION_DENIED UNAUTHENTICATED RESOURCE_EXHAUSTED FAILED_PRECONDITION ABORTED OUT_OF_RANGE UNIMPLEMENTED INTERNAL UNAVAILABLE DATA_LOSS
+E google.rpc.Code OK=0 CANCELLED=1 UNKNOWN=2 INVALID_ARGUMENT=3 DEADLINE_EXCEEDED=4 NOT_FOUND=5 ALREADY_EXISTS=6 PERMISSION_DENIED=7 UNAUTHENTICATED=16 RESOURCE_EXHAUSTED=8 FAILED_PRECONDITION=9 ABORTED=10 OUT_OF_RANGE=11 UNIMPLEMENTED=12 INTERNAL=13 UNAVAILABLE=14 DATA_LOSS=15
 F canonicalCode canonical_code 1 e google.rpc.Code
 M google.container.v1.NodePool.UpgradeSettings
 F maxSurge max_surge 1 s int32
 F maxUnavailable max_unavailable 1 s int32
-E google.container.v1.NodePoolUpdateStrategy NODE_POOL_UPDATE_STRATEGY_UNSPECIFIED BLUE_GREEN SURGE SHORT_LIVED
+E google.container.v1.NodePoolUpdateStrategy NODE_POOL_UPDATE_STRATEGY_UNSPECIFIED=0 BLUE_GREEN=2 SURGE=3 SHORT_LIVED=5
 F strategy strategy 1 e google.container.v1.NodePoolUpdateStrategy
 F blueGreenSettings blue_green_settings 1 m google.container.v1.BlueGreenSettings
 M google.container.v1.BlueGreenSettings
@@ -538,14 +538,14 @@ F batchSoakDuration batch_soak_duration 1 * google.protobuf.Duration
 M google.container.v1.BlueGreenSettings.AutoscaledRolloutPolicy
 F waitForDrainDuration wait_for_drain_duration 1 * google.protobuf.Duration
 M google.container.v1.NodePool.PlacementPolicy
-E google.container.v1.NodePool.PlacementPolicy.Type TYPE_UNSPECIFIED COMPACT
+E google.container.v1.NodePool.PlacementPolicy.Type TYPE_UNSPECIFIED=0 COMPACT=1
 F type type 1 e google.container.v1.NodePool.PlacementPolicy.Type
 F tpuTopology tpu_topology 1 s string
 F policyName policy_name 1 s string
 M google.container.v1.NodePool.UpdateInfo
 F blueGreenInfo blue_green_info 1 m google.container.v1.NodePool.UpdateInfo.BlueGreenInfo
 M google.container.v1.NodePool.UpdateInfo.BlueGreenInfo
-E google.container.v1.NodePool.UpdateInfo.BlueGreenInfo.Phase PHASE_UNSPECIFIED UPDATE_STARTED CREATING_GREEN_POOL CORDONING_BLUE_POOL DRAINING_BLUE_POOL NODE_POOL_SOAKING DELETING_BLUE_POOL ROLLBACK_STARTED
+E google.container.v1.NodePool.UpdateInfo.BlueGreenInfo.Phase PHASE_UNSPECIFIED=0 UPDATE_STARTED=1 CREATING_GREEN_POOL=2 CORDONING_BLUE_POOL=3 DRAINING_BLUE_POOL=4 NODE_POOL_SOAKING=5 DELETING_BLUE_POOL=6 ROLLBACK_STARTED=7
 F phase phase 1 e google.container.v1.NodePool.UpdateInfo.BlueGreenInfo.Phase
 F blueInstanceGroupUrls blue_instance_group_urls R s string
 F greenInstanceGroupUrls green_instance_group_urls R s string
@@ -569,7 +569,7 @@ F endTime end_time 1 * google.protobuf.Timestamp
 M google.container.v1.LegacyAbac
 F enabled enabled 1 s bool
 M google.container.v1.NetworkPolicy
-E google.container.v1.NetworkPolicy.Provider PROVIDER_UNSPECIFIED CALICO
+E google.container.v1.NetworkPolicy.Provider PROVIDER_UNSPECIFIED=0 CALICO=1
 F provider provider 1 e google.container.v1.NetworkPolicy.Provider
 F enabled enabled 1 s bool
 M google.container.v1.IPAllocationPolicy
@@ -586,9 +586,9 @@ F nodeIpv4CidrBlock node_ipv4_cidr_block 1 s string
 F servicesIpv4CidrBlock services_ipv4_cidr_block 1 s string
 F tpuIpv4CidrBlock tpu_ipv4_cidr_block 1 s string
 F useRoutes use_routes 1 s bool
-E google.container.v1.StackType STACK_TYPE_UNSPECIFIED IPV4 IPV4_IPV6
+E google.container.v1.StackType STACK_TYPE_UNSPECIFIED=0 IPV4=1 IPV4_IPV6=2
 F stackType stack_type 1 e google.container.v1.StackType
-E google.container.v1.IPv6AccessType IPV6_ACCESS_TYPE_UNSPECIFIED INTERNAL EXTERNAL
+E google.container.v1.IPv6AccessType IPV6_ACCESS_TYPE_UNSPECIFIED=0 INTERNAL=1 EXTERNAL=2
 F ipv6AccessType ipv6_access_type 1 e google.container.v1.IPv6AccessType
 F podCidrOverprovisionConfig pod_cidr_overprovision_config 1 m google.container.v1.PodCIDROverprovisionConfig
 F subnetIpv6CidrBlock subnet_ipv6_cidr_block 1 s string
@@ -607,7 +607,7 @@ F utilization utilization 1 s double
 M google.container.v1.AdditionalIPRangesConfig
 F subnetwork subnetwork 1 s string
 F podIpv4RangeNames pod_ipv4_range_names R s string
-E google.container.v1.AdditionalIPRangesConfig.Status STATUS_UNSPECIFIED ACTIVE DRAINING
+E google.container.v1.AdditionalIPRangesConfig.Status STATUS_UNSPECIFIED=0 ACTIVE=1 DRAINING=2
 F status status 1 e google.container.v1.AdditionalIPRangesConfig.Status
 M google.container.v1.AutoIpamConfig
 F enabled enabled 1 s bool
@@ -639,9 +639,9 @@ F maintenanceExclusionOptions maintenance_exclusion_options 1 m google.container
 F startTime start_time 1 * google.protobuf.Timestamp
 F endTime end_time 1 * google.protobuf.Timestamp
 M google.container.v1.MaintenanceExclusionOptions
-E google.container.v1.MaintenanceExclusionOptions.Scope NO_UPGRADES NO_MINOR_UPGRADES NO_MINOR_OR_NODE_UPGRADES
+E google.container.v1.MaintenanceExclusionOptions.Scope NO_UPGRADES=0 NO_MINOR_UPGRADES=1 NO_MINOR_OR_NODE_UPGRADES=2
 F scope scope 1 e google.container.v1.MaintenanceExclusionOptions.Scope
-E google.container.v1.MaintenanceExclusionOptions.EndTimeBehavior END_TIME_BEHAVIOR_UNSPECIFIED UNTIL_END_OF_SUPPORT
+E google.container.v1.MaintenanceExclusionOptions.EndTimeBehavior END_TIME_BEHAVIOR_UNSPECIFIED=0 UNTIL_END_OF_SUPPORT=1
 F endTimeBehavior end_time_behavior 1 e google.container.v1.MaintenanceExclusionOptions.EndTimeBehavior
 M google.container.v1.RecurringMaintenanceWindow
 F delayUntil delay_until 1 m google.type.Date
@@ -664,17 +664,17 @@ F lastMinorVersionDisruptionTime last_minor_version_disruption_time 1 * google.p
 F lastDisruptionTime last_disruption_time 1 * google.protobuf.Timestamp
 M google.container.v1.BinaryAuthorization
 F enabled enabled 1 s bool
-E google.container.v1.BinaryAuthorization.EvaluationMode EVALUATION_MODE_UNSPECIFIED DISABLED PROJECT_SINGLETON_POLICY_ENFORCE
+E google.container.v1.BinaryAuthorization.EvaluationMode EVALUATION_MODE_UNSPECIFIED=0 DISABLED=1 PROJECT_SINGLETON_POLICY_ENFORCE=2
 F evaluationMode evaluation_mode 1 e google.container.v1.BinaryAuthorization.EvaluationMode
 M google.container.v1.ClusterAutoscaling
 F enableNodeAutoprovisioning enable_node_autoprovisioning 1 s bool
 F resourceLimits resource_limits R m google.container.v1.ResourceLimit
-E google.container.v1.ClusterAutoscaling.AutoscalingProfile PROFILE_UNSPECIFIED OPTIMIZE_UTILIZATION BALANCED
+E google.container.v1.ClusterAutoscaling.AutoscalingProfile PROFILE_UNSPECIFIED=0 OPTIMIZE_UTILIZATION=1 BALANCED=2
 F autoscalingProfile autoscaling_profile 1 e google.container.v1.ClusterAutoscaling.AutoscalingProfile
 F autoprovisioningNodePoolDefaults autoprovisioning_node_pool_defaults 1 m google.container.v1.AutoprovisioningNodePoolDefaults
 F autoprovisioningLocations autoprovisioning_locations R s string
 F defaultComputeClassConfig default_compute_class_config 1 m google.container.v1.DefaultComputeClassConfig
-E google.container.v1.ClusterAutoscaling.AutopilotGeneralProfile AUTOPILOT_GENERAL_PROFILE_UNSPECIFIED NO_PERFORMANCE NONE
+E google.container.v1.ClusterAutoscaling.AutopilotGeneralProfile AUTOPILOT_GENERAL_PROFILE_UNSPECIFIED=0 NO_PERFORMANCE=1 NONE=2
 F autopilotGeneralProfile autopilot_general_profile 1 e google.container.v1.ClusterAutoscaling.AutopilotGeneralProfile
 M google.container.v1.ResourceLimit
 F resourceType resource_type 1 s string
@@ -700,9 +700,9 @@ F subnetwork subnetwork 1 s string
 F enableIntraNodeVisibility enable_intra_node_visibility 1 s bool
 F defaultSnatStatus default_snat_status 1 m google.container.v1.DefaultSnatStatus
 F enableL4ilbSubsetting enable_l4ilb_subsetting 1 s bool
-E google.container.v1.DatapathProvider DATAPATH_PROVIDER_UNSPECIFIED LEGACY_DATAPATH ADVANCED_DATAPATH
+E google.container.v1.DatapathProvider DATAPATH_PROVIDER_UNSPECIFIED=0 LEGACY_DATAPATH=1 ADVANCED_DATAPATH=2
 F datapathProvider datapath_provider 1 e google.container.v1.DatapathProvider
-E google.container.v1.PrivateIPv6GoogleAccess PRIVATE_IPV6_GOOGLE_ACCESS_UNSPECIFIED PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED PRIVATE_IPV6_GOOGLE_ACCESS_TO_GOOGLE PRIVATE_IPV6_GOOGLE_ACCESS_BIDIRECTIONAL
+E google.container.v1.PrivateIPv6GoogleAccess PRIVATE_IPV6_GOOGLE_ACCESS_UNSPECIFIED=0 PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED=1 PRIVATE_IPV6_GOOGLE_ACCESS_TO_GOOGLE=2 PRIVATE_IPV6_GOOGLE_ACCESS_BIDIRECTIONAL=3
 F privateIpv6GoogleAccess private_ipv6_google_access 1 e google.container.v1.PrivateIPv6GoogleAccess
 F dnsConfig dns_config 1 m google.container.v1.DNSConfig
 F serviceExternalIpsConfig service_external_ips_config 1 m google.container.v1.ServiceExternalIPsConfig
@@ -710,7 +710,7 @@ F gatewayApiConfig gateway_api_config 1 m google.container.v1.GatewayAPIConfig
 F enableMultiNetworking enable_multi_networking 1 s bool
 F networkPerformanceConfig network_performance_config 1 m google.container.v1.NetworkConfig.ClusterNetworkPerformanceConfig
 F enableFqdnNetworkPolicy enable_fqdn_network_policy 1 s bool
-E google.container.v1.InTransitEncryptionConfig IN_TRANSIT_ENCRYPTION_CONFIG_UNSPECIFIED IN_TRANSIT_ENCRYPTION_DISABLED IN_TRANSIT_ENCRYPTION_INTER_NODE_TRANSPARENT
+E google.container.v1.InTransitEncryptionConfig IN_TRANSIT_ENCRYPTION_CONFIG_UNSPECIFIED=0 IN_TRANSIT_ENCRYPTION_DISABLED=1 IN_TRANSIT_ENCRYPTION_INTER_NODE_TRANSPARENT=2
 F inTransitEncryptionConfig in_transit_encryption_config 1 e google.container.v1.InTransitEncryptionConfig
 F enableCiliumClusterwideNetworkPolicy enable_cilium_clusterwide_network_policy 1 s bool
 F defaultEnablePrivateNodes default_enable_private_nodes 1 s bool
@@ -718,19 +718,19 @@ F disableL4LbFirewallReconciliation disable_l4_lb_firewall_reconciliation 1 s bo
 M google.container.v1.DefaultSnatStatus
 F disabled disabled 1 s bool
 M google.container.v1.DNSConfig
-E google.container.v1.DNSConfig.Provider PROVIDER_UNSPECIFIED PLATFORM_DEFAULT CLOUD_DNS KUBE_DNS
+E google.container.v1.DNSConfig.Provider PROVIDER_UNSPECIFIED=0 PLATFORM_DEFAULT=1 CLOUD_DNS=2 KUBE_DNS=3
 F clusterDns cluster_dns 1 e google.container.v1.DNSConfig.Provider
-E google.container.v1.DNSConfig.DNSScope DNS_SCOPE_UNSPECIFIED CLUSTER_SCOPE VPC_SCOPE
+E google.container.v1.DNSConfig.DNSScope DNS_SCOPE_UNSPECIFIED=0 CLUSTER_SCOPE=1 VPC_SCOPE=2
 F clusterDnsScope cluster_dns_scope 1 e google.container.v1.DNSConfig.DNSScope
 F clusterDnsDomain cluster_dns_domain 1 s string
 F additiveVpcScopeDnsDomain additive_vpc_scope_dns_domain 1 s string
 M google.container.v1.ServiceExternalIPsConfig
 F enabled enabled 1 s bool
 M google.container.v1.GatewayAPIConfig
-E google.container.v1.GatewayAPIConfig.Channel CHANNEL_UNSPECIFIED CHANNEL_DISABLED CHANNEL_EXPERIMENTAL CHANNEL_STANDARD
+E google.container.v1.GatewayAPIConfig.Channel CHANNEL_UNSPECIFIED=0 CHANNEL_DISABLED=1 CHANNEL_EXPERIMENTAL=3 CHANNEL_STANDARD=4
 F channel channel 1 e google.container.v1.GatewayAPIConfig.Channel
 M google.container.v1.NetworkConfig.ClusterNetworkPerformanceConfig
-E google.container.v1.NetworkConfig.ClusterNetworkPerformanceConfig.Tier TIER_UNSPECIFIED TIER_1
+E google.container.v1.NetworkConfig.ClusterNetworkPerformanceConfig.Tier TIER_UNSPECIFIED=0 TIER_1=1
 F totalEgressBandwidthTier total_egress_bandwidth_tier 1 e google.container.v1.NetworkConfig.ClusterNetworkPerformanceConfig.Tier
 M google.container.v1.ResourceUsageExportConfig
 F bigqueryDestination bigquery_destination 1 m google.container.v1.ResourceUsageExportConfig.BigQueryDestination
@@ -756,9 +756,9 @@ M google.container.v1.PrivateClusterMasterGlobalAccessConfig
 F enabled enabled 1 s bool
 M google.container.v1.DatabaseEncryption
 F keyName key_name 1 s string
-E google.container.v1.DatabaseEncryption.State UNKNOWN ENCRYPTED DECRYPTED ALL_OBJECTS_ENCRYPTION_ENABLED
+E google.container.v1.DatabaseEncryption.State UNKNOWN=0 ENCRYPTED=1 DECRYPTED=2 ALL_OBJECTS_ENCRYPTION_ENABLED=3
 F state state 1 e google.container.v1.DatabaseEncryption.State
-E google.container.v1.DatabaseEncryption.CurrentState CURRENT_STATE_UNSPECIFIED CURRENT_STATE_ENCRYPTED CURRENT_STATE_DECRYPTED CURRENT_STATE_ENCRYPTION_PENDING CURRENT_STATE_ENCRYPTION_ERROR CURRENT_STATE_DECRYPTION_PENDING CURRENT_STATE_DECRYPTION_ERROR CURRENT_STATE_ALL_OBJECTS_ENCRYPTION_ENABLED CURRENT_STATE_ALL_OBJECTS_ENCRYPTION_PENDING CURRENT_STATE_ALL_OBJECTS_ENCRYPTION_ERROR
+E google.container.v1.DatabaseEncryption.CurrentState CURRENT_STATE_UNSPECIFIED=0 CURRENT_STATE_ENCRYPTED=7 CURRENT_STATE_DECRYPTED=2 CURRENT_STATE_ENCRYPTION_PENDING=3 CURRENT_STATE_ENCRYPTION_ERROR=4 CURRENT_STATE_DECRYPTION_PENDING=5 CURRENT_STATE_DECRYPTION_ERROR=6 CURRENT_STATE_ALL_OBJECTS_ENCRYPTION_ENABLED=8 CURRENT_STATE_ALL_OBJECTS_ENCRYPTION_PENDING=9 CURRENT_STATE_ALL_OBJECTS_ENCRYPTION_ERROR=10
 F currentState current_state 1 e google.container.v1.DatabaseEncryption.CurrentState
 F decryptionKeys decryption_keys R s string
 F lastOperationErrors last_operation_errors R m google.container.v1.DatabaseEncryption.OperationError
@@ -771,7 +771,7 @@ F enabled enabled 1 s bool
 M google.container.v1.ShieldedNodes
 F enabled enabled 1 s bool
 M google.container.v1.ReleaseChannel
-E google.container.v1.ReleaseChannel.Channel UNSPECIFIED RAPID REGULAR STABLE EXTENDED
+E google.container.v1.ReleaseChannel.Channel UNSPECIFIED=0 RAPID=1 REGULAR=2 STABLE=3 EXTENDED=4
 F channel channel 1 e google.container.v1.ReleaseChannel.Channel
 M google.container.v1.WorkloadIdentityConfig
 F workloadPool workload_pool 1 s string
@@ -786,7 +786,7 @@ F enabled enabled 1 s bool
 F topic topic 1 s string
 F filter filter 1 m google.container.v1.NotificationConfig.Filter
 M google.container.v1.NotificationConfig.Filter
-E google.container.v1.NotificationConfig.EventType EVENT_TYPE_UNSPECIFIED UPGRADE_AVAILABLE_EVENT UPGRADE_EVENT SECURITY_BULLETIN_EVENT UPGRADE_INFO_EVENT
+E google.container.v1.NotificationConfig.EventType EVENT_TYPE_UNSPECIFIED=0 UPGRADE_AVAILABLE_EVENT=1 UPGRADE_EVENT=2 SECURITY_BULLETIN_EVENT=3 UPGRADE_INFO_EVENT=4
 F eventType event_type R e google.container.v1.NotificationConfig.EventType
 M google.container.v1.IdentityServiceConfig
 F enabled enabled 1 s bool
@@ -816,24 +816,24 @@ F nodeKubeletConfig node_kubelet_config 1 m google.container.v1.NodeKubeletConfi
 M google.container.v1.LoggingConfig
 F componentConfig component_config 1 m google.container.v1.LoggingComponentConfig
 M google.container.v1.LoggingComponentConfig
-E google.container.v1.LoggingComponentConfig.Component COMPONENT_UNSPECIFIED SYSTEM_COMPONENTS WORKLOADS APISERVER SCHEDULER CONTROLLER_MANAGER KCP_SSHD KCP_CONNECTION KCP_HPA
+E google.container.v1.LoggingComponentConfig.Component COMPONENT_UNSPECIFIED=0 SYSTEM_COMPONENTS=1 WORKLOADS=2 APISERVER=3 SCHEDULER=4 CONTROLLER_MANAGER=5 KCP_SSHD=7 KCP_CONNECTION=8 KCP_HPA=9
 F enableComponents enable_components R e google.container.v1.LoggingComponentConfig.Component
 M google.container.v1.MonitoringConfig
 F componentConfig component_config 1 m google.container.v1.MonitoringComponentConfig
 F managedPrometheusConfig managed_prometheus_config 1 m google.container.v1.ManagedPrometheusConfig
 F advancedDatapathObservabilityConfig advanced_datapath_observability_config 1 m google.container.v1.AdvancedDatapathObservabilityConfig
 M google.container.v1.MonitoringComponentConfig
-E google.container.v1.MonitoringComponentConfig.Component COMPONENT_UNSPECIFIED SYSTEM_COMPONENTS APISERVER SCHEDULER CONTROLLER_MANAGER STORAGE HPA POD DAEMONSET DEPLOYMENT STATEFULSET CADVISOR KUBELET DCGM JOBSET
+E google.container.v1.MonitoringComponentConfig.Component COMPONENT_UNSPECIFIED=0 SYSTEM_COMPONENTS=1 APISERVER=3 SCHEDULER=4 CONTROLLER_MANAGER=5 STORAGE=7 HPA=8 POD=9 DAEMONSET=10 DEPLOYMENT=11 STATEFULSET=12 CADVISOR=13 KUBELET=14 DCGM=15 JOBSET=16
 F enableComponents enable_components R e google.container.v1.MonitoringComponentConfig.Component
 M google.container.v1.ManagedPrometheusConfig
 F enabled enabled 1 s bool
 F autoMonitoringConfig auto_monitoring_config 1 m google.container.v1.AutoMonitoringConfig
 M google.container.v1.AutoMonitoringConfig
-E google.container.v1.AutoMonitoringConfig.Scope SCOPE_UNSPECIFIED ALL NONE
+E google.container.v1.AutoMonitoringConfig.Scope SCOPE_UNSPECIFIED=0 ALL=1 NONE=2
 F scope scope 1 e google.container.v1.AutoMonitoringConfig.Scope
 M google.container.v1.AdvancedDatapathObservabilityConfig
 F enableMetrics enable_metrics 1 s bool
-E google.container.v1.AdvancedDatapathObservabilityConfig.RelayMode RELAY_MODE_UNSPECIFIED DISABLED INTERNAL_VPC_LB EXTERNAL_LB
+E google.container.v1.AdvancedDatapathObservabilityConfig.RelayMode RELAY_MODE_UNSPECIFIED=0 DISABLED=1 INTERNAL_VPC_LB=3 EXTERNAL_LB=4
 F relayMode relay_mode 1 e google.container.v1.AdvancedDatapathObservabilityConfig.RelayMode
 F enableRelay enable_relay 1 s bool
 M google.container.v1.NodePoolAutoConfig
@@ -844,18 +844,18 @@ F linuxNodeConfig linux_node_config 1 m google.container.v1.LinuxNodeConfig
 M google.container.v1.NetworkTags
 F tags tags R s string
 M google.container.v1.PodAutoscaling
-E google.container.v1.PodAutoscaling.HPAProfile HPA_PROFILE_UNSPECIFIED NONE PERFORMANCE
+E google.container.v1.PodAutoscaling.HPAProfile HPA_PROFILE_UNSPECIFIED=0 NONE=1 PERFORMANCE=2
 F hpaProfile hpa_profile 1 e google.container.v1.PodAutoscaling.HPAProfile
 M google.container.v1.Fleet
 F project project 1 s string
 F membership membership 1 s string
 F preRegistered pre_registered 1 s bool
-E google.container.v1.Fleet.MembershipType MEMBERSHIP_TYPE_UNSPECIFIED LIGHTWEIGHT
+E google.container.v1.Fleet.MembershipType MEMBERSHIP_TYPE_UNSPECIFIED=0 LIGHTWEIGHT=1
 F membershipType membership_type 1 e google.container.v1.Fleet.MembershipType
 M google.container.v1.SecurityPostureConfig
-E google.container.v1.SecurityPostureConfig.Mode MODE_UNSPECIFIED DISABLED BASIC ENTERPRISE
+E google.container.v1.SecurityPostureConfig.Mode MODE_UNSPECIFIED=0 DISABLED=1 BASIC=2 ENTERPRISE=3
 F mode mode 1 e google.container.v1.SecurityPostureConfig.Mode
-E google.container.v1.SecurityPostureConfig.VulnerabilityMode VULNERABILITY_MODE_UNSPECIFIED VULNERABILITY_DISABLED VULNERABILITY_BASIC VULNERABILITY_ENTERPRISE
+E google.container.v1.SecurityPostureConfig.VulnerabilityMode VULNERABILITY_MODE_UNSPECIFIED=0 VULNERABILITY_DISABLED=1 VULNERABILITY_BASIC=2 VULNERABILITY_ENTERPRISE=3
 F vulnerabilityMode vulnerability_mode 1 e google.container.v1.SecurityPostureConfig.VulnerabilityMode
 M google.container.v1.ControlPlaneEndpointsConfig
 F dnsEndpointConfig dns_endpoint_config 1 m google.container.v1.ControlPlaneEndpointsConfig.DNSEndpointConfig
@@ -876,7 +876,7 @@ F privateEndpointSubnetwork private_endpoint_subnetwork 1 s string
 M google.container.v1.K8sBetaAPIConfig
 F enabledApis enabled_apis R s string
 M google.container.v1.EnterpriseConfig
-E google.container.v1.EnterpriseConfig.ClusterTier CLUSTER_TIER_UNSPECIFIED STANDARD ENTERPRISE
+E google.container.v1.EnterpriseConfig.ClusterTier CLUSTER_TIER_UNSPECIFIED=0 STANDARD=1 ENTERPRISE=2
 F clusterTier cluster_tier 1 e google.container.v1.EnterpriseConfig.ClusterTier
 F desiredTier desired_tier 1 e google.container.v1.EnterpriseConfig.ClusterTier
 M google.container.v1.SecretManagerConfig
@@ -886,7 +886,7 @@ M google.container.v1.SecretManagerConfig.RotationConfig
 F enabled enabled 1 s bool
 F rotationInterval rotation_interval 1 * google.protobuf.Duration
 M google.container.v1.CompliancePostureConfig
-E google.container.v1.CompliancePostureConfig.Mode MODE_UNSPECIFIED DISABLED ENABLED
+E google.container.v1.CompliancePostureConfig.Mode MODE_UNSPECIFIED=0 DISABLED=1 ENABLED=2
 F mode mode 1 e google.container.v1.CompliancePostureConfig.Mode
 F complianceStandards compliance_standards R m google.container.v1.CompliancePostureConfig.ComplianceStandard
 M google.container.v1.CompliancePostureConfig.ComplianceStandard
@@ -905,10 +905,10 @@ M google.container.v1.RBACBindingConfig
 F enableInsecureBindingSystemUnauthenticated enable_insecure_binding_system_unauthenticated 1 s bool
 F enableInsecureBindingSystemAuthenticated enable_insecure_binding_system_authenticated 1 s bool
 M google.container.v1.GkeAutoUpgradeConfig
-E google.container.v1.GkeAutoUpgradeConfig.PatchMode PATCH_MODE_UNSPECIFIED ACCELERATED
+E google.container.v1.GkeAutoUpgradeConfig.PatchMode PATCH_MODE_UNSPECIFIED=0 ACCELERATED=1
 F patchMode patch_mode 1 e google.container.v1.GkeAutoUpgradeConfig.PatchMode
 M google.container.v1.AnonymousAuthenticationConfig
-E google.container.v1.AnonymousAuthenticationConfig.Mode MODE_UNSPECIFIED ENABLED LIMITED
+E google.container.v1.AnonymousAuthenticationConfig.Mode MODE_UNSPECIFIED=0 ENABLED=1 LIMITED=2
 F mode mode 1 e google.container.v1.AnonymousAuthenticationConfig.Mode
 M google.container.v1.ScheduleUpgradeConfig
 F enabled enabled 1 s bool
@@ -919,15 +919,15 @@ M google.container.v1.SecretSyncConfig.SyncRotationConfig
 F enabled enabled 1 s bool
 F rotationInterval rotation_interval 1 * google.protobuf.Duration
 M google.container.v1.ManagedOpenTelemetryConfig
-E google.container.v1.ManagedOpenTelemetryConfig.Scope SCOPE_UNSPECIFIED NONE COLLECTION_AND_INSTRUMENTATION_COMPONENTS
+E google.container.v1.ManagedOpenTelemetryConfig.Scope SCOPE_UNSPECIFIED=0 NONE=1 COLLECTION_AND_INSTRUMENTATION_COMPONENTS=2
 F scope scope 1 e google.container.v1.ManagedOpenTelemetryConfig.Scope
 M google.container.v1.ControlPlaneEgress
-E google.container.v1.ControlPlaneEgress.Mode MODE_UNSPECIFIED VIA_CONTROL_PLANE NONE
+E google.container.v1.ControlPlaneEgress.Mode MODE_UNSPECIFIED=0 VIA_CONTROL_PLANE=1 NONE=2
 F mode mode 1 e google.container.v1.ControlPlaneEgress.Mode
 M google.container.v1.ManagedMachineLearningDiagnosticsConfig
 F enabled enabled 1 s bool
 M google.container.v1.NodeCreationConfig
-E google.container.v1.NodeCreationConfig.Mode MODE_UNSPECIFIED VIA_KUBELET VIA_CONTROL_PLANE
+E google.container.v1.NodeCreationConfig.Mode MODE_UNSPECIFIED=0 VIA_KUBELET=1 VIA_CONTROL_PLANE=2
 F nodeCreationMode node_creation_mode 1 e google.container.v1.NodeCreationConfig.Mode
 M google.container.v1.CreateNodePoolRequest
 F projectId project_id 1 s string
@@ -1014,15 +1014,15 @@ F region region 1 s string
 F resourceStatus resource_status 1 m google.cloud.compute.v1.ResourcePolicyResourceStatus
 F selfLink self_link 1 s string
 F snapshotSchedulePolicy snapshot_schedule_policy 1 m google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicy
-E google.cloud.compute.v1.ResourcePolicy.Status UNDEFINED_STATUS CREATING DELETING EXPIRED INVALID READY
+E google.cloud.compute.v1.ResourcePolicy.Status UNDEFINED_STATUS=0 CREATING=455564985 DELETING=528602024 EXPIRED=482489093 INVALID=530283991 READY=77848963
 F status status 1 e google.cloud.compute.v1.ResourcePolicy.Status
 F workloadPolicy workload_policy 1 m google.cloud.compute.v1.ResourcePolicyWorkloadPolicy
 M google.cloud.compute.v1.ResourcePolicyDiskConsistencyGroupPolicy
 M google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy
-E google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy.AcceleratorTopologyMode UNDEFINED_ACCELERATOR_TOPOLOGY_MODE AUTO_CONNECT PROVISION_ONLY
+E google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy.AcceleratorTopologyMode UNDEFINED_ACCELERATOR_TOPOLOGY_MODE=0 AUTO_CONNECT=491872826 PROVISION_ONLY=399134966
 F acceleratorTopologyMode accelerator_topology_mode 1 e google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy.AcceleratorTopologyMode
 F availabilityDomainCount availability_domain_count 1 s int32
-E google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy.Collocation UNDEFINED_COLLOCATION COLLOCATED UNSPECIFIED_COLLOCATION
+E google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy.Collocation UNDEFINED_COLLOCATION=0 COLLOCATED=103257554 UNSPECIFIED_COLLOCATION=464308205
 F collocation collocation 1 e google.cloud.compute.v1.ResourcePolicyGroupPlacementPolicy.Collocation
 F gpuTopology gpu_topology 1 s string
 F vmCount vm_count 1 s int32
@@ -1045,7 +1045,7 @@ F schedule schedule 1 m google.cloud.compute.v1.ResourcePolicySnapshotSchedulePo
 F snapshotProperties snapshot_properties 1 m google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicySnapshotProperties
 M google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicyRetentionPolicy
 F maxRetentionDays max_retention_days 1 s int32
-E google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicyRetentionPolicy.OnSourceDiskDelete UNDEFINED_ON_SOURCE_DISK_DELETE APPLY_RETENTION_POLICY KEEP_AUTO_SNAPSHOTS UNSPECIFIED_ON_SOURCE_DISK_DELETE
+E google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicyRetentionPolicy.OnSourceDiskDelete UNDEFINED_ON_SOURCE_DISK_DELETE=0 APPLY_RETENTION_POLICY=535071332 KEEP_AUTO_SNAPSHOTS=258925689 UNSPECIFIED_ON_SOURCE_DISK_DELETE=239140769
 F onSourceDiskDelete on_source_disk_delete 1 e google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicyRetentionPolicy.OnSourceDiskDelete
 M google.cloud.compute.v1.ResourcePolicySnapshotSchedulePolicySchedule
 F dailySchedule daily_schedule 1 m google.cloud.compute.v1.ResourcePolicyDailyCycle
@@ -1062,7 +1062,7 @@ F startTime start_time 1 s string
 M google.cloud.compute.v1.ResourcePolicyWeeklyCycle
 F dayOfWeeks day_of_weeks R m google.cloud.compute.v1.ResourcePolicyWeeklyCycleDayOfWeek
 M google.cloud.compute.v1.ResourcePolicyWeeklyCycleDayOfWeek
-E google.cloud.compute.v1.ResourcePolicyWeeklyCycleDayOfWeek.Day UNDEFINED_DAY FRIDAY INVALID MONDAY SATURDAY SUNDAY THURSDAY TUESDAY WEDNESDAY
+E google.cloud.compute.v1.ResourcePolicyWeeklyCycleDayOfWeek.Day UNDEFINED_DAY=0 FRIDAY=471398751 INVALID=530283991 MONDAY=132310288 SATURDAY=279037881 SUNDAY=309626320 THURSDAY=207198682 TUESDAY=277509677 WEDNESDAY=422029110
 F day day 1 e google.cloud.compute.v1.ResourcePolicyWeeklyCycleDayOfWeek.Day
 F duration duration 1 s string
 F startTime start_time 1 s string
@@ -1073,11 +1073,11 @@ F labels labels M s string
 F storageLocations storage_locations R s string
 M google.cloud.compute.v1.ResourcePolicyWorkloadPolicy
 F acceleratorTopology accelerator_topology 1 s string
-E google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.AcceleratorTopologyMode UNDEFINED_ACCELERATOR_TOPOLOGY_MODE AUTO_CONNECT PROVISION_ONLY
+E google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.AcceleratorTopologyMode UNDEFINED_ACCELERATOR_TOPOLOGY_MODE=0 AUTO_CONNECT=491872826 PROVISION_ONLY=399134966
 F acceleratorTopologyMode accelerator_topology_mode 1 e google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.AcceleratorTopologyMode
-E google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.MaxTopologyDistance UNDEFINED_MAX_TOPOLOGY_DISTANCE BLOCK CLUSTER SUBBLOCK
+E google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.MaxTopologyDistance UNDEFINED_MAX_TOPOLOGY_DISTANCE=0 BLOCK=63294573 CLUSTER=516333018 SUBBLOCK=316202573
 F maxTopologyDistance max_topology_distance 1 e google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.MaxTopologyDistance
-E google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.Type UNDEFINED_TYPE HIGH_AVAILABILITY HIGH_THROUGHPUT
+E google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.Type UNDEFINED_TYPE=0 HIGH_AVAILABILITY=409487576 HIGH_THROUGHPUT=146499815
 F type type 1 e google.cloud.compute.v1.ResourcePolicyWorkloadPolicy.Type
 M google.cloud.compute.v1.InstanceTemplate
 F creationTimestamp creation_timestamp 1 s string
@@ -1097,17 +1097,17 @@ F confidentialInstanceConfig confidential_instance_config 1 m google.cloud.compu
 F description description 1 s string
 F disks disks R m google.cloud.compute.v1.AttachedDisk
 F guestAccelerators guest_accelerators R m google.cloud.compute.v1.AcceleratorConfig
-E google.cloud.compute.v1.InstanceProperties.KeyRevocationActionType UNDEFINED_KEY_REVOCATION_ACTION_TYPE KEY_REVOCATION_ACTION_TYPE_UNSPECIFIED NONE STOP
+E google.cloud.compute.v1.InstanceProperties.KeyRevocationActionType UNDEFINED_KEY_REVOCATION_ACTION_TYPE=0 KEY_REVOCATION_ACTION_TYPE_UNSPECIFIED=467110106 NONE=2402104 STOP=2555906
 F keyRevocationActionType key_revocation_action_type 1 e google.cloud.compute.v1.InstanceProperties.KeyRevocationActionType
 F labels labels M s string
-E google.cloud.compute.v1.InstanceProperties.LocalSsdEncryptionMode UNDEFINED_LOCAL_SSD_ENCRYPTION_MODE EPHEMERAL_KEY_ENCRYPTION LOCAL_SSD_ENCRYPTION_MODE_UNSPECIFIED STANDARD_ENCRYPTION
+E google.cloud.compute.v1.InstanceProperties.LocalSsdEncryptionMode UNDEFINED_LOCAL_SSD_ENCRYPTION_MODE=0 EPHEMERAL_KEY_ENCRYPTION=413047941 LOCAL_SSD_ENCRYPTION_MODE_UNSPECIFIED=454655720 STANDARD_ENCRYPTION=269392453
 F localSsdEncryptionMode local_ssd_encryption_mode 1 e google.cloud.compute.v1.InstanceProperties.LocalSsdEncryptionMode
 F machineType machine_type 1 s string
 F metadata metadata 1 m google.cloud.compute.v1.Metadata
 F minCpuPlatform min_cpu_platform 1 s string
 F networkInterfaces network_interfaces R m google.cloud.compute.v1.NetworkInterface
 F networkPerformanceConfig network_performance_config 1 m google.cloud.compute.v1.NetworkPerformanceConfig
-E google.cloud.compute.v1.InstanceProperties.PrivateIpv6GoogleAccess UNDEFINED_PRIVATE_IPV6_GOOGLE_ACCESS ENABLE_BIDIRECTIONAL_ACCESS_TO_GOOGLE ENABLE_OUTBOUND_VM_ACCESS_TO_GOOGLE INHERIT_FROM_SUBNETWORK
+E google.cloud.compute.v1.InstanceProperties.PrivateIpv6GoogleAccess UNDEFINED_PRIVATE_IPV6_GOOGLE_ACCESS=0 ENABLE_BIDIRECTIONAL_ACCESS_TO_GOOGLE=427975994 ENABLE_OUTBOUND_VM_ACCESS_TO_GOOGLE=288210263 INHERIT_FROM_SUBNETWORK=530256959
 F privateIpv6GoogleAccess private_ipv6_google_access 1 e google.cloud.compute.v1.InstanceProperties.PrivateIpv6GoogleAccess
 F reservationAffinity reservation_affinity 1 m google.cloud.compute.v1.ReservationAffinity
 F resourceManagerTags resource_manager_tags M s string
@@ -1120,17 +1120,17 @@ F workloadIdentityConfig workload_identity_config 1 m google.cloud.compute.v1.Wo
 M google.cloud.compute.v1.AdvancedMachineFeatures
 F enableNestedVirtualization enable_nested_virtualization 1 s bool
 F enableUefiNetworking enable_uefi_networking 1 s bool
-E google.cloud.compute.v1.AdvancedMachineFeatures.PerformanceMonitoringUnit UNDEFINED_PERFORMANCE_MONITORING_UNIT ARCHITECTURAL ENHANCED PERFORMANCE_MONITORING_UNIT_UNSPECIFIED STANDARD
+E google.cloud.compute.v1.AdvancedMachineFeatures.PerformanceMonitoringUnit UNDEFINED_PERFORMANCE_MONITORING_UNIT=0 ARCHITECTURAL=155113693 ENHANCED=476873590 PERFORMANCE_MONITORING_UNIT_UNSPECIFIED=429210692 STANDARD=484642493
 F performanceMonitoringUnit performance_monitoring_unit 1 e google.cloud.compute.v1.AdvancedMachineFeatures.PerformanceMonitoringUnit
 F threadsPerCore threads_per_core 1 s int32
 F turboMode turbo_mode 1 s string
 F visibleCoreCount visible_core_count 1 s int32
 M google.cloud.compute.v1.ConfidentialInstanceConfig
-E google.cloud.compute.v1.ConfidentialInstanceConfig.ConfidentialInstanceType UNDEFINED_CONFIDENTIAL_INSTANCE_TYPE CCA CONFIDENTIAL_INSTANCE_TYPE_UNSPECIFIED SEV SEV_SNP TDX
+E google.cloud.compute.v1.ConfidentialInstanceConfig.ConfidentialInstanceType UNDEFINED_CONFIDENTIAL_INSTANCE_TYPE=0 CCA=66529 CONFIDENTIAL_INSTANCE_TYPE_UNSPECIFIED=115021829 SEV=81988 SEV_SNP=21753562 TDX=82920
 F confidentialInstanceType confidential_instance_type 1 e google.cloud.compute.v1.ConfidentialInstanceConfig.ConfidentialInstanceType
 F enableConfidentialCompute enable_confidential_compute 1 s bool
 M google.cloud.compute.v1.AttachedDisk
-E google.cloud.compute.v1.AttachedDisk.Architecture UNDEFINED_ARCHITECTURE ARCHITECTURE_UNSPECIFIED ARM64 X86_64
+E google.cloud.compute.v1.AttachedDisk.Architecture UNDEFINED_ARCHITECTURE=0 ARCHITECTURE_UNSPECIFIED=394750507 ARM64=62547450 X86_64=425300551
 F architecture architecture 1 e google.cloud.compute.v1.AttachedDisk.Architecture
 F autoDelete auto_delete 1 s bool
 F boot boot 1 s bool
@@ -1141,17 +1141,17 @@ F forceAttach force_attach 1 s bool
 F guestOsFeatures guest_os_features R m google.cloud.compute.v1.GuestOsFeature
 F index index 1 s int32
 F initializeParams initialize_params 1 m google.cloud.compute.v1.AttachedDiskInitializeParams
-E google.cloud.compute.v1.AttachedDisk.Interface UNDEFINED_INTERFACE NVME SCSI
+E google.cloud.compute.v1.AttachedDisk.Interface UNDEFINED_INTERFACE=0 NVME=2408800 SCSI=2539686
 F interface interface 1 e google.cloud.compute.v1.AttachedDisk.Interface
 F kind kind 1 s string
 F licenses licenses R s string
-E google.cloud.compute.v1.AttachedDisk.Mode UNDEFINED_MODE READ_ONLY READ_WRITE
+E google.cloud.compute.v1.AttachedDisk.Mode UNDEFINED_MODE=0 READ_ONLY=91950261 READ_WRITE=173607894
 F mode mode 1 e google.cloud.compute.v1.AttachedDisk.Mode
-E google.cloud.compute.v1.AttachedDisk.SavedState UNDEFINED_SAVED_STATE DISK_SAVED_STATE_UNSPECIFIED PRESERVED
+E google.cloud.compute.v1.AttachedDisk.SavedState UNDEFINED_SAVED_STATE=0 DISK_SAVED_STATE_UNSPECIFIED=391290831 PRESERVED=254159736
 F savedState saved_state 1 e google.cloud.compute.v1.AttachedDisk.SavedState
 F shieldedInstanceInitialState shielded_instance_initial_state 1 m google.cloud.compute.v1.InitialStateConfig
 F source source 1 s string
-E google.cloud.compute.v1.AttachedDisk.Type UNDEFINED_TYPE PERSISTENT SCRATCH
+E google.cloud.compute.v1.AttachedDisk.Type UNDEFINED_TYPE=0 PERSISTENT=460683927 SCRATCH=496778970
 F type type 1 e google.cloud.compute.v1.AttachedDisk.Type
 M google.cloud.compute.v1.CustomerEncryptionKey
 F kmsKeyName kms_key_name 1 s string
@@ -1160,10 +1160,10 @@ F rawKey raw_key 1 s string
 F rsaEncryptedKey rsa_encrypted_key 1 s string
 F sha256 sha256 1 s string
 M google.cloud.compute.v1.GuestOsFeature
-E google.cloud.compute.v1.GuestOsFeature.Type UNDEFINED_TYPE BARE_METAL_LINUX_COMPATIBLE CCA_CAPABLE FEATURE_TYPE_UNSPECIFIED GVNIC IDPF MULTI_IP_SUBNET SECURE_BOOT SEV_CAPABLE SEV_LIVE_MIGRATABLE SEV_LIVE_MIGRATABLE_V2 SEV_SNP_CAPABLE SNP_SVSM_CAPABLE TDX_CAPABLE UEFI_COMPATIBLE VIRTIO_SCSI_MULTIQUEUE WINDOWS
+E google.cloud.compute.v1.GuestOsFeature.Type UNDEFINED_TYPE=0 BARE_METAL_LINUX_COMPATIBLE=354232740 CCA_CAPABLE=79012270 FEATURE_TYPE_UNSPECIFIED=531767259 GVNIC=68209305 IDPF=2242641 MULTI_IP_SUBNET=151776719 SECURE_BOOT=376811194 SEV_CAPABLE=87083793 SEV_LIVE_MIGRATABLE=392039820 SEV_LIVE_MIGRATABLE_V2=168551983 SEV_SNP_CAPABLE=426919 SNP_SVSM_CAPABLE=52921460 TDX_CAPABLE=240446133 UEFI_COMPATIBLE=195865408 VIRTIO_SCSI_MULTIQUEUE=201597069 WINDOWS=456863331
 F type type 1 e google.cloud.compute.v1.GuestOsFeature.Type
 M google.cloud.compute.v1.AttachedDiskInitializeParams
-E google.cloud.compute.v1.AttachedDiskInitializeParams.Architecture UNDEFINED_ARCHITECTURE ARCHITECTURE_UNSPECIFIED ARM64 X86_64
+E google.cloud.compute.v1.AttachedDiskInitializeParams.Architecture UNDEFINED_ARCHITECTURE=0 ARCHITECTURE_UNSPECIFIED=394750507 ARM64=62547450 X86_64=425300551
 F architecture architecture 1 e google.cloud.compute.v1.AttachedDiskInitializeParams.Architecture
 F description description 1 s string
 F diskName disk_name 1 s string
@@ -1172,7 +1172,7 @@ F diskType disk_type 1 s string
 F enableConfidentialCompute enable_confidential_compute 1 s bool
 F labels labels M s string
 F licenses licenses R s string
-E google.cloud.compute.v1.AttachedDiskInitializeParams.OnUpdateAction UNDEFINED_ON_UPDATE_ACTION RECREATE_DISK RECREATE_DISK_IF_SOURCE_CHANGED USE_EXISTING_DISK
+E google.cloud.compute.v1.AttachedDiskInitializeParams.OnUpdateAction UNDEFINED_ON_UPDATE_ACTION=0 RECREATE_DISK=494767853 RECREATE_DISK_IF_SOURCE_CHANGED=398099712 USE_EXISTING_DISK=232682233
 F onUpdateAction on_update_action 1 e google.cloud.compute.v1.AttachedDiskInitializeParams.OnUpdateAction
 F provisionedIops provisioned_iops 1 s int64
 F provisionedThroughput provisioned_throughput 1 s int64
@@ -1191,7 +1191,7 @@ F keks keks R m google.cloud.compute.v1.FileContentBuffer
 F pk pk 1 m google.cloud.compute.v1.FileContentBuffer
 M google.cloud.compute.v1.FileContentBuffer
 F content content 1 s string
-E google.cloud.compute.v1.FileContentBuffer.FileType UNDEFINED_FILE_TYPE BIN UNDEFINED X509
+E google.cloud.compute.v1.FileContentBuffer.FileType UNDEFINED_FILE_TYPE=0 BIN=65767 UNDEFINED=137851184 X509=2674086
 F fileType file_type 1 e google.cloud.compute.v1.FileContentBuffer.FileType
 M google.cloud.compute.v1.AcceleratorConfig
 F acceleratorCount accelerator_count 1 s int32
@@ -1210,11 +1210,11 @@ F aliasIpv6Ranges alias_ipv6_ranges R m google.cloud.compute.v1.AliasIpRange
 )SCHEMA",
 R"SCHEMA(F enableVpcScopedDns enable_vpc_scoped_dns 1 s bool
 F fingerprint fingerprint 1 s string
-E google.cloud.compute.v1.NetworkInterface.IgmpQuery UNDEFINED_IGMP_QUERY IGMP_QUERY_DISABLED IGMP_QUERY_V2
+E google.cloud.compute.v1.NetworkInterface.IgmpQuery UNDEFINED_IGMP_QUERY=0 IGMP_QUERY_DISABLED=28285169 IGMP_QUERY_V2=333493457
 F igmpQuery igmp_query 1 e google.cloud.compute.v1.NetworkInterface.IgmpQuery
 F internalIpv6PrefixLength internal_ipv6_prefix_length 1 s int32
 F ipv6AccessConfigs ipv6_access_configs R m google.cloud.compute.v1.AccessConfig
-E google.cloud.compute.v1.NetworkInterface.Ipv6AccessType UNDEFINED_IPV6_ACCESS_TYPE EXTERNAL INTERNAL UNSPECIFIED_IPV6_ACCESS_TYPE
+E google.cloud.compute.v1.NetworkInterface.Ipv6AccessType UNDEFINED_IPV6_ACCESS_TYPE=0 EXTERNAL=35607499 INTERNAL=279295677 UNSPECIFIED_IPV6_ACCESS_TYPE=313080613
 F ipv6AccessType ipv6_access_type 1 e google.cloud.compute.v1.NetworkInterface.Ipv6AccessType
 F ipv6Address ipv6_address 1 s string
 F kind kind 1 s string
@@ -1222,12 +1222,12 @@ F name name 1 s string
 F network network 1 s string
 F networkAttachment network_attachment 1 s string
 F networkIP network_i_p 1 s string
-E google.cloud.compute.v1.NetworkInterface.NicType UNDEFINED_NIC_TYPE GVNIC IDPF IRDMA MRDMA UNSPECIFIED_NIC_TYPE VIRTIO_NET
+E google.cloud.compute.v1.NetworkInterface.NicType UNDEFINED_NIC_TYPE=0 GVNIC=68209305 IDPF=2242641 IRDMA=69927695 MRDMA=73621779 UNSPECIFIED_NIC_TYPE=67411801 VIRTIO_NET=452123481
 F nicType nic_type 1 e google.cloud.compute.v1.NetworkInterface.NicType
 F parentNicName parent_nic_name 1 s string
 F queueCount queue_count 1 s int32
 F serviceClassId service_class_id 1 s string
-E google.cloud.compute.v1.NetworkInterface.StackType UNDEFINED_STACK_TYPE IPV4_IPV6 IPV4_ONLY IPV6_ONLY UNSPECIFIED_STACK_TYPE
+E google.cloud.compute.v1.NetworkInterface.StackType UNDEFINED_STACK_TYPE=0 IPV4_IPV6=22197249 IPV4_ONLY=22373798 IPV6_ONLY=79632100 UNSPECIFIED_STACK_TYPE=298084569
 F stackType stack_type 1 e google.cloud.compute.v1.NetworkInterface.StackType
 F subnetwork subnetwork 1 s string
 F vlan vlan 1 s int32
@@ -1237,21 +1237,21 @@ F externalIpv6PrefixLength external_ipv6_prefix_length 1 s int32
 F kind kind 1 s string
 F name name 1 s string
 F natIP nat_i_p 1 s string
-E google.cloud.compute.v1.AccessConfig.NetworkTier UNDEFINED_NETWORK_TIER FIXED_STANDARD PREMIUM STANDARD STANDARD_OVERRIDES_FIXED_STANDARD
+E google.cloud.compute.v1.AccessConfig.NetworkTier UNDEFINED_NETWORK_TIER=0 FIXED_STANDARD=310464328 PREMIUM=399530551 STANDARD=484642493 STANDARD_OVERRIDES_FIXED_STANDARD=465847234
 F networkTier network_tier 1 e google.cloud.compute.v1.AccessConfig.NetworkTier
 F publicPtrDomainName public_ptr_domain_name 1 s string
 F securityPolicy security_policy 1 s string
 F setPublicPtr set_public_ptr 1 s bool
-E google.cloud.compute.v1.AccessConfig.Type UNDEFINED_TYPE DIRECT_IPV6 ONE_TO_ONE_NAT
+E google.cloud.compute.v1.AccessConfig.Type UNDEFINED_TYPE=0 DIRECT_IPV6=4397213 ONE_TO_ONE_NAT=84090205
 F type type 1 e google.cloud.compute.v1.AccessConfig.Type
 M google.cloud.compute.v1.AliasIpRange
 F ipCidrRange ip_cidr_range 1 s string
 F subnetworkRangeName subnetwork_range_name 1 s string
 M google.cloud.compute.v1.NetworkPerformanceConfig
-E google.cloud.compute.v1.NetworkPerformanceConfig.TotalEgressBandwidthTier UNDEFINED_TOTAL_EGRESS_BANDWIDTH_TIER DEFAULT TIER_1
+E google.cloud.compute.v1.NetworkPerformanceConfig.TotalEgressBandwidthTier UNDEFINED_TOTAL_EGRESS_BANDWIDTH_TIER=0 DEFAULT=115302945 TIER_1=326919444
 F totalEgressBandwidthTier total_egress_bandwidth_tier 1 e google.cloud.compute.v1.NetworkPerformanceConfig.TotalEgressBandwidthTier
 M google.cloud.compute.v1.ReservationAffinity
-E google.cloud.compute.v1.ReservationAffinity.ConsumeReservationType UNDEFINED_CONSUME_RESERVATION_TYPE ANY_RESERVATION NO_RESERVATION SPECIFIC_RESERVATION UNSPECIFIED
+E google.cloud.compute.v1.ReservationAffinity.ConsumeReservationType UNDEFINED_CONSUME_RESERVATION_TYPE=0 ANY_RESERVATION=200008121 NO_RESERVATION=169322030 SPECIFIC_RESERVATION=229889055 UNSPECIFIED=526786327
 F consumeReservationType consume_reservation_type 1 e google.cloud.compute.v1.ReservationAffinity.ConsumeReservationType
 F key key 1 s string
 F values values R s string
@@ -1259,18 +1259,18 @@ M google.cloud.compute.v1.Scheduling
 F automaticRestart automatic_restart 1 s bool
 F availabilityDomain availability_domain 1 s int32
 F hostErrorTimeoutSeconds host_error_timeout_seconds 1 s int32
-E google.cloud.compute.v1.Scheduling.InstanceTerminationAction UNDEFINED_INSTANCE_TERMINATION_ACTION DELETE INSTANCE_TERMINATION_ACTION_UNSPECIFIED STOP
+E google.cloud.compute.v1.Scheduling.InstanceTerminationAction UNDEFINED_INSTANCE_TERMINATION_ACTION=0 DELETE=402225579 INSTANCE_TERMINATION_ACTION_UNSPECIFIED=92954803 STOP=2555906
 F instanceTerminationAction instance_termination_action 1 e google.cloud.compute.v1.Scheduling.InstanceTerminationAction
 F localSsdRecoveryTimeout local_ssd_recovery_timeout 1 m google.cloud.compute.v1.Duration
 F locationHint location_hint 1 s string
 F maxRunDuration max_run_duration 1 m google.cloud.compute.v1.Duration
 F minNodeCpus min_node_cpus 1 s int32
 F nodeAffinities node_affinities R m google.cloud.compute.v1.SchedulingNodeAffinity
-E google.cloud.compute.v1.Scheduling.OnHostMaintenance UNDEFINED_ON_HOST_MAINTENANCE MIGRATE TERMINATE
+E google.cloud.compute.v1.Scheduling.OnHostMaintenance UNDEFINED_ON_HOST_MAINTENANCE=0 MIGRATE=165699979 TERMINATE=527617601
 F onHostMaintenance on_host_maintenance 1 e google.cloud.compute.v1.Scheduling.OnHostMaintenance
 F onInstanceStopAction on_instance_stop_action 1 m google.cloud.compute.v1.SchedulingOnInstanceStopAction
 F preemptible preemptible 1 s bool
-E google.cloud.compute.v1.Scheduling.ProvisioningModel UNDEFINED_PROVISIONING_MODEL FLEX_START RESERVATION_BOUND SPOT STANDARD
+E google.cloud.compute.v1.Scheduling.ProvisioningModel UNDEFINED_PROVISIONING_MODEL=0 FLEX_START=101746812 RESERVATION_BOUND=293538571 SPOT=2552066 STANDARD=484642493
 F provisioningModel provisioning_model 1 e google.cloud.compute.v1.Scheduling.ProvisioningModel
 F skipGuestOsShutdown skip_guest_os_shutdown 1 s bool
 F terminationTime termination_time 1 s string
@@ -1279,7 +1279,7 @@ F nanos nanos 1 s int32
 F seconds seconds 1 s int64
 M google.cloud.compute.v1.SchedulingNodeAffinity
 F key key 1 s string
-E google.cloud.compute.v1.SchedulingNodeAffinity.Operator UNDEFINED_OPERATOR IN NOT_IN OPERATOR_UNSPECIFIED
+E google.cloud.compute.v1.SchedulingNodeAffinity.Operator UNDEFINED_OPERATOR=0 IN=2341 NOT_IN=161144369 OPERATOR_UNSPECIFIED=128892924
 F operator operator 1 e google.cloud.compute.v1.SchedulingNodeAffinity.Operator
 F values values R s string
 M google.cloud.compute.v1.SchedulingOnInstanceStopAction
@@ -1303,7 +1303,7 @@ M google.cloud.compute.v1.DiskInstantiationConfig
 F autoDelete auto_delete 1 s bool
 F customImage custom_image 1 s string
 F deviceName device_name 1 s string
-E google.cloud.compute.v1.DiskInstantiationConfig.InstantiateFrom UNDEFINED_INSTANTIATE_FROM ATTACH_READ_ONLY BLANK CUSTOM_IMAGE DEFAULT DO_NOT_INCLUDE SOURCE_IMAGE SOURCE_IMAGE_FAMILY
+E google.cloud.compute.v1.DiskInstantiationConfig.InstantiateFrom UNDEFINED_INSTANTIATE_FROM=0 ATTACH_READ_ONLY=513775419 BLANK=63281460 CUSTOM_IMAGE=196311789 DEFAULT=115302945 DO_NOT_INCLUDE=104218952 SOURCE_IMAGE=62631959 SOURCE_IMAGE_FAMILY=76850316
 F instantiateFrom instantiate_from 1 e google.cloud.compute.v1.DiskInstantiationConfig.InstantiateFrom
 M google.cloud.compute.v1.InstanceGroupManager
 F allInstancesConfig all_instances_config 1 m google.cloud.compute.v1.InstanceGroupManagerAllInstancesConfig
@@ -1320,7 +1320,7 @@ F instanceGroup instance_group 1 s string
 F instanceLifecyclePolicy instance_lifecycle_policy 1 m google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy
 F instanceTemplate instance_template 1 s string
 F kind kind 1 s string
-E google.cloud.compute.v1.InstanceGroupManager.ListManagedInstancesResults UNDEFINED_LIST_MANAGED_INSTANCES_RESULTS PAGELESS PAGINATED
+E google.cloud.compute.v1.InstanceGroupManager.ListManagedInstancesResults UNDEFINED_LIST_MANAGED_INSTANCES_RESULTS=0 PAGELESS=32183464 PAGINATED=40190637
 F listManagedInstancesResults list_managed_instances_results 1 e google.cloud.compute.v1.InstanceGroupManager.ListManagedInstancesResults
 F name name 1 s string
 F namedPorts named_ports R m google.cloud.compute.v1.NamedPort
@@ -1363,7 +1363,7 @@ F stopping stopping 1 s int32
 F suspending suspending 1 s int32
 F verifying verifying 1 s int32
 M google.cloud.compute.v1.DistributionPolicy
-E google.cloud.compute.v1.DistributionPolicy.TargetShape UNDEFINED_TARGET_SHAPE ANY ANY_SINGLE_ZONE BALANCED EVEN
+E google.cloud.compute.v1.DistributionPolicy.TargetShape UNDEFINED_TARGET_SHAPE=0 ANY=64972 ANY_SINGLE_ZONE=61100880 BALANCED=468409608 EVEN=2140442
 F targetShape target_shape 1 e google.cloud.compute.v1.DistributionPolicy.TargetShape
 F zones zones R m google.cloud.compute.v1.DistributionPolicyZoneConfiguration
 M google.cloud.compute.v1.DistributionPolicyZoneConfiguration
@@ -1374,15 +1374,15 @@ M google.cloud.compute.v1.InstanceGroupManagerInstanceFlexibilityPolicyInstanceS
 F machineTypes machine_types R s string
 F rank rank 1 s int32
 M google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy
-E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.DefaultActionOnFailure UNDEFINED_DEFAULT_ACTION_ON_FAILURE DO_NOTHING REPAIR
+E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.DefaultActionOnFailure UNDEFINED_DEFAULT_ACTION_ON_FAILURE=0 DO_NOTHING=451307513 REPAIR=266277773
 F defaultActionOnFailure default_action_on_failure 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.DefaultActionOnFailure
-E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.ForceUpdateOnRepair UNDEFINED_FORCE_UPDATE_ON_REPAIR NO YES
+E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.ForceUpdateOnRepair UNDEFINED_FORCE_UPDATE_ON_REPAIR=0 NO=2497 YES=87751
 F forceUpdateOnRepair force_update_on_repair 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.ForceUpdateOnRepair
-E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.OnFailedHealthCheck UNDEFINED_ON_FAILED_HEALTH_CHECK DEFAULT_ACTION DO_NOTHING REPAIR
+E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.OnFailedHealthCheck UNDEFINED_ON_FAILED_HEALTH_CHECK=0 DEFAULT_ACTION=463967764 DO_NOTHING REPAIR
 F onFailedHealthCheck on_failed_health_check 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicy.OnFailedHealthCheck
 F onRepair on_repair 1 m google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair
 M google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair
-E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair.AllowChangingZone UNDEFINED_ALLOW_CHANGING_ZONE NO YES
+E google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair.AllowChangingZone UNDEFINED_ALLOW_CHANGING_ZONE=0 NO=2497 YES=87751
 F allowChangingZone allow_changing_zone 1 e google.cloud.compute.v1.InstanceGroupManagerInstanceLifecyclePolicyOnRepair.AllowChangingZone
 M google.cloud.compute.v1.NamedPort
 F name name 1 s string
@@ -1391,7 +1391,7 @@ M google.cloud.compute.v1.InstanceGroupManagerResourcePolicies
 F workloadPolicy workload_policy 1 s string
 M google.cloud.compute.v1.InstanceGroupManagerStandbyPolicy
 F initialDelaySec initial_delay_sec 1 s int32
-E google.cloud.compute.v1.InstanceGroupManagerStandbyPolicy.Mode UNDEFINED_MODE MANUAL SCALE_OUT_POOL
+E google.cloud.compute.v1.InstanceGroupManagerStandbyPolicy.Mode UNDEFINED_MODE=0 MANUAL=119397318 SCALE_OUT_POOL=635394
 F mode mode 1 e google.cloud.compute.v1.InstanceGroupManagerStandbyPolicy.Mode
 M google.cloud.compute.v1.StatefulPolicy
 F preservedState preserved_state 1 m google.cloud.compute.v1.StatefulPolicyPreservedState
@@ -1400,10 +1400,10 @@ F disks disks M m google.cloud.compute.v1.StatefulPolicyPreservedStateDiskDevice
 F externalIPs external_i_ps M m google.cloud.compute.v1.StatefulPolicyPreservedStateNetworkIp
 F internalIPs internal_i_ps M m google.cloud.compute.v1.StatefulPolicyPreservedStateNetworkIp
 M google.cloud.compute.v1.StatefulPolicyPreservedStateDiskDevice
-E google.cloud.compute.v1.StatefulPolicyPreservedStateDiskDevice.AutoDelete UNDEFINED_AUTO_DELETE NEVER ON_PERMANENT_INSTANCE_DELETION
+E google.cloud.compute.v1.StatefulPolicyPreservedStateDiskDevice.AutoDelete UNDEFINED_AUTO_DELETE=0 NEVER=74175084 ON_PERMANENT_INSTANCE_DELETION=95727719
 F autoDelete auto_delete 1 e google.cloud.compute.v1.StatefulPolicyPreservedStateDiskDevice.AutoDelete
 M google.cloud.compute.v1.StatefulPolicyPreservedStateNetworkIp
-E google.cloud.compute.v1.StatefulPolicyPreservedStateNetworkIp.AutoDelete UNDEFINED_AUTO_DELETE NEVER ON_PERMANENT_INSTANCE_DELETION
+E google.cloud.compute.v1.StatefulPolicyPreservedStateNetworkIp.AutoDelete UNDEFINED_AUTO_DELETE=0 NEVER=74175084 ON_PERMANENT_INSTANCE_DELETION=95727719
 F autoDelete auto_delete 1 e google.cloud.compute.v1.StatefulPolicyPreservedStateNetworkIp.AutoDelete
 M google.cloud.compute.v1.InstanceGroupManagerStatus
 F allInstancesConfig all_instances_config 1 m google.cloud.compute.v1.InstanceGroupManagerStatusAllInstancesConfig
@@ -1419,7 +1419,7 @@ F currentRevision current_revision 1 s string
 F effective effective 1 s bool
 M google.cloud.compute.v1.InstanceGroupManagerStatusAcceleratorTopology
 F acceleratorTopology accelerator_topology 1 s string
-E google.cloud.compute.v1.InstanceGroupManagerStatusAcceleratorTopology.State UNDEFINED_STATE ACTIVATING ACTIVE DEACTIVATING FAILED INCOMPLETE REACTIVATING
+E google.cloud.compute.v1.InstanceGroupManagerStatusAcceleratorTopology.State UNDEFINED_STATE=0 ACTIVATING=378825968 ACTIVE=314733318 DEACTIVATING=57182257 FAILED=455706685 INCOMPLETE=11941214 REACTIVATING=253727587
 F state state 1 e google.cloud.compute.v1.InstanceGroupManagerStatusAcceleratorTopology.State
 F stateDetails state_details 1 m google.cloud.compute.v1.InstanceGroupManagerStatusAcceleratorTopologyAcceleratorTopologyStateDetails
 M google.cloud.compute.v1.InstanceGroupManagerStatusAcceleratorTopologyAcceleratorTopologyStateDetails
@@ -1455,7 +1455,7 @@ F futureLimit future_limit 1 s double
 F limit limit 1 s double
 F limitName limit_name 1 s string
 F metricName metric_name 1 s string
-E google.cloud.compute.v1.QuotaExceededInfo.RolloutStatus UNDEFINED_ROLLOUT_STATUS IN_PROGRESS ROLLOUT_STATUS_UNSPECIFIED
+E google.cloud.compute.v1.QuotaExceededInfo.RolloutStatus UNDEFINED_ROLLOUT_STATUS=0 IN_PROGRESS=469193735 ROLLOUT_STATUS_UNSPECIFIED=26864568
 F rolloutStatus rollout_status 1 e google.cloud.compute.v1.QuotaExceededInfo.RolloutStatus
 M google.cloud.compute.v1.InstanceGroupManagerStatusBulkInstanceOperation
 F inProgress in_progress 1 s bool
@@ -1485,20 +1485,20 @@ F allEffective all_effective 1 s bool
 M google.cloud.compute.v1.InstanceGroupManagerStatusVersionTarget
 F isReached is_reached 1 s bool
 M google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy
-E google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy.Mode UNDEFINED_MODE BULK INDIVIDUAL UNSPECIFIED_MODE
+E google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy.Mode UNDEFINED_MODE=0 BULK=2050322 INDIVIDUAL=438800025 UNSPECIFIED_MODE=53715403
 F mode mode 1 e google.cloud.compute.v1.InstanceGroupManagerTargetSizePolicy.Mode
 M google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType UNDEFINED_INSTANCE_REDISTRIBUTION_TYPE NONE PROACTIVE
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType UNDEFINED_INSTANCE_REDISTRIBUTION_TYPE=0 NONE PROACTIVE
 F instanceRedistributionType instance_redistribution_type 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType
 F maxSurge max_surge 1 m google.cloud.compute.v1.FixedOrPercent
 F maxUnavailable max_unavailable 1 m google.cloud.compute.v1.FixedOrPercent
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MinimalAction UNDEFINED_MINIMAL_ACTION NONE REFRESH REPLACE RESTART
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MinimalAction UNDEFINED_MINIMAL_ACTION=0 NONE REFRESH REPLACE RESTART
 F minimalAction minimal_action 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MinimalAction
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MostDisruptiveAllowedAction UNDEFINED_MOST_DISRUPTIVE_ALLOWED_ACTION NONE REFRESH REPLACE RESTART
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MostDisruptiveAllowedAction UNDEFINED_MOST_DISRUPTIVE_ALLOWED_ACTION=0 NONE REFRESH REPLACE RESTART
 F mostDisruptiveAllowedAction most_disruptive_allowed_action 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.MostDisruptiveAllowedAction
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.ReplacementMethod UNDEFINED_REPLACEMENT_METHOD RECREATE SUBSTITUTE
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.ReplacementMethod UNDEFINED_REPLACEMENT_METHOD=0 RECREATE=522644719 SUBSTITUTE=280924314
 F replacementMethod replacement_method 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.ReplacementMethod
-E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.Type UNDEFINED_TYPE OPPORTUNISTIC PROACTIVE
+E google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.Type UNDEFINED_TYPE=0 OPPORTUNISTIC=429530089 PROACTIVE
 F type type 1 e google.cloud.compute.v1.InstanceGroupManagerUpdatePolicy.Type
 M google.cloud.compute.v1.FixedOrPercent
 F calculated calculated 1 s int32

@@ -193,9 +193,14 @@ Status CloudEmulator::Start() {
 
   m.server = std::make_unique<httplib::Server>();
   httplib::Server& svr = *m.server;
-  // Compute `wait` calls hold a thread for up to two minutes.
-  svr.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  // A connection holds a worker while it is kept alive, and Compute `wait`
+  // calls hold one for up to two minutes: size the pool for both.
+  svr.new_task_queue = [] { return new httplib::ThreadPool(64); };
   svr.set_keep_alive_max_count(1000);
+  // Clients pool idle connections (node's agent, libcurl); closing them after
+  // httplib's default 5 s makes a client that reuses one see "socket hang up"
+  // on a POST it cannot safely retry. Google's front ends keep them longer.
+  svr.set_keep_alive_timeout(30);
   auto handler = [&m](const httplib::Request& hreq, httplib::Response& hres) {
     SimRequest req = ToSimRequest(hreq);
     if (!req.body.empty()) {

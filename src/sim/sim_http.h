@@ -19,7 +19,9 @@ struct SimRequest {
   std::vector<std::string> segments;          // path split on '/', empty ones dropped
   std::multimap<std::string, std::string> query;
   std::string body;                           // raw body
-  json parsed;                                // body parsed as JSON; null if empty
+  // Body parsed as JSON; null if empty. Mutable because validation rewrites
+  // numeric enum values to their names in place (ApiSchema::Validate).
+  mutable json parsed;
 
   std::string Query(const std::string& key, const std::string& fallback = "") const {
     auto it = query.find(key);

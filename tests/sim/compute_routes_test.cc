@@ -161,6 +161,13 @@ TEST_F(ComputeTest, OperationsByScopeAndWait) {
   EXPECT_EQ(http_->Post(kBase + "/regions/us-central1/operations/operation-0-0/wait").status, 404);
 }
 
+// Google's Compute client sends an empty query string ("…/resourcePolicies?").
+TEST_F(ComputeTest, EmptyQueryStringIsServed) {
+  auto r = http_->Post(kBase + "/global/instanceTemplates?",
+                       {{"name", "t"}, {"properties", {{"machineType", "n2-standard-8"}}}});
+  EXPECT_EQ(r.status, 200) << r.raw << " curl=" << r.curl;
+}
+
 TEST_F(ComputeTest, UnknownFieldsAndBadEnumsAreRejected) {
   auto r = http_->Post(kBase + "/regions/us-central1/resourcePolicies",
                        {{"name", "wp"}, {"workloadPolicy", {{"type", "HIGH_THROUGHPUT"}, {"topology", "2x2x2"}}}});

@@ -142,11 +142,14 @@ for (const line of lines) {
     routes.add(`${b.verb} ${b.template}`);
     if (ok) {
       const bt = bodyType(b);
-      const hasBody = x.request !== null && !(typeof x.request === 'object' && Object.keys(x.request).length === 0);
-      if (bt && x.request !== null) checkMessage(x.request, bt.type, 'request', out, false);
+      // Google's REST transport sends "" or {} on routes without a body.
+      const hasBody = x.request !== null && x.request !== '' &&
+                      !(typeof x.request === 'object' && Object.keys(x.request).length === 0);
+      if (bt && hasBody) checkMessage(x.request, bt.type, 'request', out, false);
       else if (!bt && hasBody) out.push('request: this route takes no body');
       const req = b.method.resolvedRequestType;
-      for (const q of Object.keys(x.query || {}))
+      // $alt, $prettyPrint, … are system parameters every Google API takes.
+      for (const q of Object.keys(x.query || {}).filter(q => !q.startsWith('$')))
         if (!req.fields[q] && !Object.values(req.fields).find(f => api.protoName(f) === q))
           out.push(`query parameter ${q}: no such field in ${req.fullName}`);
       checkMessage(x.response, b.method.resolvedResponseType, 'response', out, true);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The emulator's conformance test (ctest: sim_conformance). Runs every sim test
-# with recording on, then checks each recorded request and response against the
+# with recording on, Google's own client libraries included
+# (google_clients_test.cc), then checks each recorded request and response against the
 # real API protos (tests/sim/conformance.js). Also checks that the checker
 # catches a wrong field, and that src/sim/api_schema_data.cc is what
 # src/sim/tools/gen_api_schema.js makes from the installed protos.
@@ -17,7 +18,7 @@ fi
 mkdir -p "$work"
 record="$work/exchanges.jsonl"
 rm -f "$record"
-TPU_SIM_RECORD="$record" "$bin" --gtest_brief=1 >"$work/sim_tests.log" 2>&1 ||
+TPU_SIM_GOOGLE_CLIENTS=1 TPU_SIM_RECORD="$record" "$bin" --gtest_brief=1 >"$work/sim_tests.log" 2>&1 ||
   { cat "$work/sim_tests.log"; echo "sim_conformance: sim tests failed" >&2; exit 1; }
 node "$src/tests/sim/conformance.js" "$src" "$record"
 

@@ -7,7 +7,7 @@
 // Line format (one per line):
 //   M <message full name>
 //   F <json name> <proto name> <label: 1|R|M> <kind: s|m|e|*> <type>
-//   E <enum full name> <value> <value> ...
+//   E <enum full name> <value>[=<number>] ...
 // kind s = scalar (type is the proto scalar), m = message, e = enum (Compute
 // string enums included), * = accepted as-is (well-known types).
 'use strict';
@@ -39,7 +39,9 @@ function emitEnum(e) {
   const name = full(e);
   if (seenEnums.has(name)) return name;
   seenEnums.add(name);
-  lines.push('E ' + name + ' ' + [...api.enumValues(e)].join(' '));
+  // Values with their numbers (NAME=N), so numeric enums that Google's client
+  // libraries send (enum-encoding=int) map back to names; comment-only values have none.
+  lines.push('E ' + name + ' ' + [...api.enumValues(e)].map(v => v in e.values ? `${v}=${e.values[v]}` : v).join(' '));
   return name;
 }
 

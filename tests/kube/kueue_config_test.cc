@@ -1,0 +1,42 @@
+// spec.kueue parsing: defaults, every field, and exact error messages.
+#include "kube/kueue_config.h"
+
+#include <gtest/gtest.h>
+
+namespace tpu::kube {
+namespace {
+
+TEST(KueueConfigTest, DefaultsAndFields) {
+  auto c = ParseKueueConfig(nlohmann::json::parse(R"({"clusterQueue":"tpu"})"));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->mode, QuotaMode::kDeclared);
+  EXPECT_EQ(c->resource, "google.com/tpu");
+  EXPECT_EQ(c->scale_down_timeout, std::chrono::seconds(3600));
+  auto full = ParseKueueConfig(nlohmann::json::parse(R"({"cohort":"all-tpus","mode":"ready",
+      "flavorName":"{generation}-{topology}","apiVersion":"v1beta1",
+      "scaleDown":{"stopPolicy":"Hold","timeout":"1h30m"}})"));
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_TRUE(full->cohort_mode());
+  EXPECT_EQ(full->mode, QuotaMode::kReady);
+  EXPECT_EQ(full->hold, HoldPolicy::kHold);
+  EXPECT_EQ(full->scale_down_timeout, std::chrono::seconds(5400));
+  EXPECT_EQ(full->api_version, "v1beta1");
+}
+
+TEST(KueueConfigTest, Errors) {
+  auto msg = [](const char* text) {
+    return ParseKueueConfig(nlohmann::json::parse(text)).status().message();
+  };
+  EXPECT_EQ(msg(R"({})"), "spec.kueue: set exactly one of clusterQueue and cohort");
+  EXPECT_EQ(msg(R"({"clusterQueue":"a","cohort":"b"})"), "spec.kueue: set exactly one of clusterQueue and cohort");
+  EXPECT_EQ(msg(R"({"clusterQueue":"Tpu"})"), "spec.kueue.clusterQueue: expected a lower-case DNS name, got \"Tpu\"");
+  EXPECT_EQ(msg(R"({"clusterQueue":"a","mode":"live"})"), "spec.kueue.mode: expected declared or ready, got \"live\"");
+  EXPECT_EQ(msg(R"({"clusterQueue":"a","scaleDown":{"timeout":"10"}})"),
+            "spec.kueue.scaleDown.timeout: expected a duration such as 30m or 1h");
+  EXPECT_EQ(msg(R"({"clusterQueue":"a","flavorName":"{accelerator}"})"),
+            "spec.kueue.flavorName: must contain {topology}, or two shapes would share a flavor");
+  EXPECT_EQ(msg(R"({"clusterQueue":"a","queue":"x"})"), "spec.kueue.queue: unknown field");
+}
+
+}  // namespace
+}  // namespace tpu::kube

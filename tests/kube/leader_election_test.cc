@@ -1,0 +1,84 @@
+// Leader election over a Lease in the emulator, with fake clocks: one holder
+// at a time, takeover only after the lease expires by the taker's clock, a
+// released lease is free at once, and only the holder's writes go through.
+#include "kube/leader_election.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/leader_only_client.h"
+#include "kube/quota_sync.h"
+#include "kube_test_util.h"
+
+namespace tpu::kube {
+namespace {
+
+LeaseConfig Lease(const std::string& identity) {
+  LeaseConfig c;
+  c.identity = identity;
+  c.ns = "default";
+  return c;
+}
+
+TEST(LeaderElectionTest, OneHolderAndTakeoverAfterExpiry) {
+  testing::Cluster c;
+  testing::FakeClock clock;
+  LeaderElector a(*c.client, clock, Lease("replica-a"));
+  LeaderElector b(*c.client, clock, Lease("replica-b"));
+  EXPECT_TRUE(*a.TryAcquireOrRenew());
+  EXPECT_FALSE(*b.TryAcquireOrRenew());
+  EXPECT_TRUE(a.IsLeader());
+  EXPECT_FALSE(b.IsLeader());
+
+  clock.Advance(std::chrono::seconds(5));
+  EXPECT_TRUE(*a.TryAcquireOrRenew());  // renews
+  EXPECT_FALSE(*b.TryAcquireOrRenew());
+  // a stops renewing (stuck or partitioned): it stops acting at its renew
+  // deadline, and b takes over once the lease has expired by b's clock.
+  clock.Advance(std::chrono::seconds(11));
+  EXPECT_FALSE(a.IsLeader());
+  EXPECT_FALSE(*b.TryAcquireOrRenew());  // b saw the renewal 11s ago, less than 15s
+  clock.Advance(std::chrono::seconds(5));
+  EXPECT_TRUE(*b.TryAcquireOrRenew());
+  EXPECT_FALSE(*a.TryAcquireOrRenew());
+  auto lease = c.client->Get(resources::kLeases, "default", "tpu-provisioner");
+  EXPECT_EQ((*lease)["spec"]["holderIdentity"], "replica-b");
+  EXPECT_EQ((*lease)["spec"]["leaseTransitions"], 1);
+}
+
+TEST(LeaderElectionTest, ReleasedLeaseIsFreeAtOnce) {
+  testing::Cluster c;
+  testing::FakeClock clock;
+  LeaderElector a(*c.client, clock, Lease("replica-a"));
+  LeaderElector b(*c.client, clock, Lease("replica-b"));
+  ASSERT_TRUE(*a.TryAcquireOrRenew());
+  ASSERT_FALSE(*b.TryAcquireOrRenew());
+  ASSERT_TRUE(a.Release().ok());
+  EXPECT_FALSE(a.IsLeader());
+  EXPECT_TRUE(*b.TryAcquireOrRenew());
+}
+
+TEST(LeaderElectionTest, OnlyTheHolderWrites) {
+  testing::Cluster c;
+  testing::FakeClock clock;
+  LeaderElector a(*c.client, clock, Lease("replica-a"));
+  LeaderElector b(*c.client, clock, Lease("replica-b"));
+  LeaderOnlyClient a_client(*c.client, a), b_client(*c.client, b);
+  ASSERT_TRUE(*a.TryAcquireOrRenew());
+  ASSERT_FALSE(*b.TryAcquireOrRenew());
+
+  KueueConfig cfg;
+  cfg.cluster_queue = "tpu-queue";
+  auto target = testing::Target({testing::Pool("train", "v5e", "2x4", 1)});
+  QuotaSync follower(b_client, cfg);
+  auto refused = follower.Sync(target);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("not the leader (lease default/tpu-provisioner)"), std::string::npos);
+  EXPECT_FALSE(c.client->Get(resources::kClusterQueues, "", "tpu-queue").ok());  // nothing written
+
+  QuotaSync leader(a_client, cfg);
+  ASSERT_TRUE(leader.Sync(target).ok());
+  EXPECT_TRUE(c.client->Get(resources::kClusterQueues, "", "tpu-queue").ok());
+}
+
+}  // namespace
+}  // namespace tpu::kube

@@ -48,3 +48,11 @@ if [ ! -f .deps/npm/node_modules/@google-cloud/container/build/protos/google/con
   npm install --prefix .deps/npm --no-audit --no-fund --loglevel=error \
     @google-cloud/container@6.10.0 @google-cloud/compute@6.15.0 >/dev/null
 fi
+
+# kubectl renders deploy/ in the tests (they skip without it); Debian's is kubernetes-client.
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "setup: installing kubernetes-client (kubectl)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null; }
+fi

@@ -7,6 +7,8 @@
 namespace tpu::manifest {
 namespace {
 
+constexpr size_t kMaxErrorsPerFile = 200;
+
 struct KindInfo {
   const char* kind;
   const char* api_version;
@@ -126,6 +128,13 @@ ParsedFile ParseManifestFile(std::string_view bytes, const YamlLimits& limits, S
   std::stable_sort(out.errors.begin(), out.errors.end(), [](const DocError& a, const DocError& b) {
     return a.line != b.line ? a.line < b.line : a.column < b.column;
   });
+  // A file with thousands of errors is one mistake repeated; list the first ones.
+  if (out.errors.size() > kMaxErrorsPerFile) {
+    size_t more = out.errors.size() - kMaxErrorsPerFile;
+    out.errors.resize(kMaxErrorsPerFile);
+    DocError last = out.errors.back();
+    out.errors.push_back({last.line, last.column, "", std::to_string(more) + " more errors in this file not shown"});
+  }
   return out;
 }
 

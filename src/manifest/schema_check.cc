@@ -165,6 +165,8 @@ std::string Number(const json& v) {
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+constexpr size_t kMaxErrorsPerDocument = 100;
+
 }  // namespace
 
 struct SchemaChecker::Impl {
@@ -274,12 +276,18 @@ void SchemaChecker::Check(Kind kind, const YamlDocument& doc, std::vector<DocErr
   valijson::ValidationResults results;
   if (impl_->validator.validate(c.schema, adapter, &results)) return;
   valijson::ValidationResults::Error e;
-  while (results.popError(e)) {
+  // Each translation searches the document; bound the work a hostile file
+  // with thousands of bad values can cause (the file is broken either way).
+  size_t reported = 0;
+  while (results.popError(e) && reported < kMaxErrorsPerDocument) {
     DocError out;
     if (!impl_->Translate(c.source, doc, e, &out)) continue;
     bad_fields->insert(out.field);
     errors->push_back(std::move(out));
+    ++reported;
   }
+  if (reported == kMaxErrorsPerDocument && results.numErrors() > 0)
+    errors->push_back({doc.line, 1, "", "more schema errors in this document not shown"});
 }
 
 }  // namespace tpu::manifest

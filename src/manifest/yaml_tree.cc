@@ -3,6 +3,7 @@
 #include "manifest/yaml_tree.h"
 
 #include <charconv>
+#include <cstdio>
 #include <istream>
 #include <streambuf>
 #include <unordered_map>
@@ -83,6 +84,7 @@ class Builder : public YAML::EventHandler {
     anchors_.clear();
     alias_nodes_ = 0;
     has_root_ = false;
+    stack_.clear();
   }
   void OnDocumentEnd() override {
     if (has_root_ && doc_.root().type != YamlNode::Type::kNull) out_->documents.push_back(std::move(doc_));
@@ -159,6 +161,12 @@ class Builder : public YAML::EventHandler {
   }
 
   void Open(uint32_t i) {
+    if (stack_.size() >= limits_.max_depth) {
+      const YamlNode& n = doc_.nodes[i];
+      throw StopParse{{n.line, n.column,
+                       "maps and lists nested deeper than " + std::to_string(limits_.max_depth) +
+                           " levels; expected a manifest"}};
+    }
     stack_.push_back({i, 1});
     if (kids_.size() < stack_.size()) kids_.emplace_back();
     kids_[stack_.size() - 1].clear();

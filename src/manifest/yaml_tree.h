@@ -73,6 +73,9 @@ struct YamlLimits {
   // Nodes that aliases may add to one document once expanded. Real manifests
   // use a handful of aliases; "billion laughs" needs millions.
   uint64_t max_alias_expansion = 10000;
+  // Nesting depth of maps and lists. Manifests nest about six deep; every
+  // walker after the parser (JSON conversion, valijson) recurses per level.
+  size_t max_depth = 64;
 };
 
 // Checks that `bytes` are UTF-8 and parses them. Never throws.

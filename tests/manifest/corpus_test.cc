@@ -47,15 +47,15 @@ std::string LoaderOutput(const fs::path& repo) {
   return out;
 }
 
-struct Run {
+struct ValidateRun {
   int exit_code = -1;
   std::string out;
 };
 
 // Runs the real binary; stderr (the error count) is dropped.
-Run Validate(const fs::path& repo, const std::string& extra = "") {
+ValidateRun Validate(const fs::path& repo, const std::string& extra = "") {
   std::string cmd = std::string(TPU_BINARY) + " validate --repo '" + repo.string() + "' " + extra + " 2>/dev/null";
-  Run r;
+  ValidateRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -78,7 +78,7 @@ TEST_P(CorpusTest, LoaderReportsExactErrors) {
 }
 
 TEST_P(CorpusTest, ValidateExitsOneWithTheSameErrors) {
-  Run r = Validate(repo());
+  ValidateRun r = Validate(repo());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, expected());
 }
@@ -102,14 +102,14 @@ TEST(CorpusGeneratedTest, FileOverOneMebibyte) {
   const std::string want =
       "deploy/ml-project/cluster-a/pools.yaml: file is 1048577 bytes; expected at most 1048576 (not read)\n";
   EXPECT_EQ(LoaderOutput(repo), want);
-  Run r = Validate(repo);
+  ValidateRun r = Validate(repo);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, want);
   fs::remove_all(repo);
 }
 
 TEST(ValidateCommandTest, JsonListsTheSameErrors) {
-  Run r = Validate(kCorpus / "duplicate-names-across-files", "-o json");
+  ValidateRun r = Validate(kCorpus / "duplicate-names-across-files", "-o json");
   EXPECT_EQ(r.exit_code, 1);
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.size(), 1u);
@@ -123,17 +123,17 @@ TEST(ValidateCommandTest, JsonListsTheSameErrors) {
 }
 
 TEST(ValidateCommandTest, ExampleProjectIsClean) {
-  Run r = Validate(fs::path(TPU_SOURCE_DIR) / "example-project");
+  ValidateRun r = Validate(fs::path(TPU_SOURCE_DIR) / "example-project");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find(": valid: 3 targets, 8 TPUNodePools (12 node pools), 1 TPUNodeGroups"), std::string::npos)
       << r.out;
-  Run j = Validate(fs::path(TPU_SOURCE_DIR) / "example-project", "-o json");
+  ValidateRun j = Validate(fs::path(TPU_SOURCE_DIR) / "example-project", "-o json");
   EXPECT_EQ(j.exit_code, 0);
   EXPECT_EQ(j.out, "[]\n");
 }
 
 TEST(ValidateCommandTest, MissingRepoIsAnError) {
-  Run r = Validate("/nonexistent/repo");
+  ValidateRun r = Validate("/nonexistent/repo");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
 }

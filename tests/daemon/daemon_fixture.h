@@ -23,7 +23,7 @@ using source::testing::InitRepo;
 using source::testing::TempDir;
 using source::testing::WriteFile;
 
-inline constexpr const char* kProject = "proj";
+inline constexpr const char* kProject = "tpu-proj";
 inline constexpr const char* kZone = "us-central1-a";
 
 inline std::string ClusterYaml(const std::string& name) {
@@ -53,7 +53,7 @@ inline apply::ExecuteOptions FastExecuteOptions() {
   return o;
 }
 
-// The emulator with clusters proj/us-central1-a/{c1,c2}, and a connection to it.
+// The emulator with clusters tpu-proj/us-central1-a/{c1,c2}, and a connection to it.
 class CloudFixture {
  public:
   CloudFixture() : emulator_(FastEmulatorOptions()) {

@@ -46,8 +46,8 @@ class ReconcilerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     InitRepo(dir());
-    WriteFile(dir() / "deploy/proj/c1/cluster.yaml", ClusterYaml("c1"));
-    WriteFile(dir() / "deploy/proj/c2/cluster.yaml", ClusterYaml("c2"));
+    WriteFile(dir() / "deploy/tpu-proj/c1/cluster.yaml", ClusterYaml("c1"));
+    WriteFile(dir() / "deploy/tpu-proj/c2/cluster.yaml", ClusterYaml("c2"));
     auto repo = source::GitRepo::Open(dir().string());
     ASSERT_TRUE(repo.ok()) << repo.status().ToString();
     source_ = std::make_unique<CheckoutSource>(repo.value());
@@ -89,7 +89,7 @@ class ReconcilerTest : public ::testing::Test {
 };
 
 TEST_F(ReconcilerTest, AppliesACommitThenReplansOnlyTheChangedTarget) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   const std::string first = Commit("two slices");
   auto r = Make();
 
@@ -99,8 +99,8 @@ TEST_F(ReconcilerTest, AppliesACommitThenReplansOnlyTheChangedTarget) {
   EXPECT_TRUE(report.full);
   EXPECT_EQ(report.applied, 2);
   EXPECT_EQ((cloud_.Pools("c1")), (std::map<std::string, int>{{"train-0", 1}, {"train-1", 1}}));
-  TargetReport c1 = Target(*r, "proj/c1");
-  EXPECT_EQ(c1.state, TargetState::kInSync);
+  TargetReport c1 = Target(*r, "tpu-proj/c1");
+  EXPECT_EQ(c1.state, TargetState::kInSync) << StatusJson(r->Snapshot()).dump(2);
   EXPECT_EQ(c1.declared_chips, 8);
   EXPECT_EQ(c1.live_chips, 8);
   EXPECT_TRUE(r->Snapshot().ready);
@@ -111,54 +111,54 @@ TEST_F(ReconcilerTest, AppliesACommitThenReplansOnlyTheChangedTarget) {
   EXPECT_FALSE(r->RunOnce().ran);
   EXPECT_EQ(cloud_.emulator().counters().calls, 0);
 
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 3));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
   const std::string second = Commit("three slices");
   report = r->RunOnce();
   EXPECT_FALSE(report.full);
-  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"proj/c1"});
+  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"tpu-proj/c1"});
   EXPECT_EQ(report.applied, 1);
   EXPECT_EQ(cloud_.Pools("c1").size(), 3u);
   EXPECT_EQ(r->Snapshot().last_applied_revision, second);
-  EXPECT_EQ(Target(*r, "proj/c1").live_chips, 12);
+  EXPECT_EQ(Target(*r, "tpu-proj/c1").live_chips, 12);
 }
 
 TEST_F(ReconcilerTest, BrokenManifestBlocksOnlyItsTargetAndRevertConverges) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
-  WriteFile(dir() / "deploy/proj/c2/pools.yaml", PoolYaml("serve", 1));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c2/pools.yaml", PoolYaml("serve", 1));
   Commit("both");
   auto r = Make();
   ASSERT_TRUE(r->RunOnce().error.ok());
 
   // c2 gets a topology v5e does not have; c1 grows in the same commit.
-  WriteFile(dir() / "deploy/proj/c2/pools.yaml", PoolYaml("serve", 2, "3x3"));
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c2/pools.yaml", PoolYaml("serve", 2, "3x3"));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
   Commit("break c2, grow c1");
   CycleReport report = r->RunOnce();
   EXPECT_EQ(report.blocked, 1);
-  EXPECT_EQ(cloud_.Pools("c1").size(), 2u);
+  EXPECT_EQ(cloud_.Pools("c1").size(), 3u);
   EXPECT_EQ((cloud_.Pools("c2")), (std::map<std::string, int>{{"serve-0", 1}}));  // untouched
-  TargetReport c2 = Target(*r, "proj/c2");
+  TargetReport c2 = Target(*r, "tpu-proj/c2");
   EXPECT_EQ(c2.state, TargetState::kBlocked);
   ASSERT_FALSE(c2.errors.empty());
-  EXPECT_NE(c2.errors[0].find("deploy/proj/c2/pools.yaml:"), std::string::npos) << c2.errors[0];
+  EXPECT_NE(c2.errors[0].find("deploy/tpu-proj/c2/pools.yaml:"), std::string::npos) << c2.errors[0];
   EXPECT_NE(c2.errors[0].find("topology"), std::string::npos) << c2.errors[0];
-  EXPECT_EQ(Target(*r, "proj/c1").state, TargetState::kInSync);
+  EXPECT_EQ(Target(*r, "tpu-proj/c1").state, TargetState::kInSync);
   // /status says why.
   std::string status = StatusJson(r->Snapshot()).dump();
   EXPECT_NE(status.find("\"blocked\""), std::string::npos);
-  EXPECT_NE(status.find("deploy/proj/c2/pools.yaml"), std::string::npos);
+  EXPECT_NE(status.find("deploy/tpu-proj/c2/pools.yaml"), std::string::npos);
 
   Git(dir(), "revert --no-edit HEAD");
   report = r->RunOnce();
   EXPECT_EQ(report.blocked, 0);
-  EXPECT_EQ(Target(*r, "proj/c2").state, TargetState::kInSync);
-  EXPECT_TRUE(Target(*r, "proj/c2").errors.empty());
-  EXPECT_EQ(cloud_.Pools("c1").size(), 1u);  // reverted: back to one slice
+  EXPECT_EQ(Target(*r, "tpu-proj/c2").state, TargetState::kInSync);
+  EXPECT_TRUE(Target(*r, "tpu-proj/c2").errors.empty());
+  EXPECT_EQ(cloud_.Pools("c1").size(), 2u);  // reverted: back to two slices
   EXPECT_EQ(cloud_.Pools("c2").size(), 1u);
 }
 
 TEST_F(ReconcilerTest, DryRunPlansAndNeverMutates) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   Commit("two slices");
   ReconcilerOptions o;
   o.dry_run = true;
@@ -167,28 +167,28 @@ TEST_F(ReconcilerTest, DryRunPlansAndNeverMutates) {
   EXPECT_EQ(report.actions["create"], 2);
   EXPECT_EQ(report.applied, 0);
   EXPECT_EQ(cloud_.emulator().counters().mutating_calls, 0);
-  EXPECT_EQ(Target(*r, "proj/c1").state, TargetState::kPending);
-  EXPECT_EQ(Target(*r, "proj/c1").last_plan.create, 2);
+  EXPECT_EQ(Target(*r, "tpu-proj/c1").state, TargetState::kPending);
+  EXPECT_EQ(Target(*r, "tpu-proj/c1").last_plan.create, 2);
 }
 
 TEST_F(ReconcilerTest, MassDeleteIsRefusedAndReported) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 4));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 4));
   Commit("four slices");
   auto r = Make();
   ASSERT_EQ(r->RunOnce().applied, 4);
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   Commit("shrink to one: deletes 75% of the chips");
   CycleReport report = r->RunOnce();
   EXPECT_EQ(report.applied, 0);
   EXPECT_EQ(cloud_.Pools("c1").size(), 4u);
-  TargetReport c1 = Target(*r, "proj/c1");
+  TargetReport c1 = Target(*r, "tpu-proj/c1");
   EXPECT_EQ(c1.state, TargetState::kRefused);
   ASSERT_FALSE(c1.errors.empty());
   EXPECT_EQ(c1.last_plan.remove, 3);
 }
 
 TEST_F(ReconcilerTest, DriftIsCorrectedAtTheNextDriftCheck) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   Commit("two slices");
   ReconcilerOptions o;
   o.drift_interval = 1min;
@@ -214,16 +214,16 @@ TEST_F(ReconcilerTest, DriftIsCorrectedAtTheNextDriftCheck) {
 }
 
 TEST_F(ReconcilerTest, ForcePushIsReported) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   const std::string a = Commit("a");
   auto r = Make();
   r->RunOnce();
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   const std::string b = Commit("b");
   r->RunOnce();
 
   Git(dir(), "reset -q --hard " + a);
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 3));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
   const std::string c = Commit("c, rewritten history");
   CycleReport report = r->RunOnce();
   ASSERT_EQ(report.warnings.size(), 1u);
@@ -241,17 +241,17 @@ TEST_F(ReconcilerTest, ForcePushIsReported) {
 }
 
 TEST_F(ReconcilerTest, RefuseHistoryRewriteHoldsTheOldCommit) {
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   const std::string a = Commit("a");
   ReconcilerOptions o;
   o.refuse_history_rewrite = true;
   auto r = Make(o);
   r->RunOnce();
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   const std::string b = Commit("b");
   r->RunOnce();
   Git(dir(), "reset -q --hard " + a);
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 3));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
   const std::string c = Commit("c");
 
   CycleReport report = r->RunOnce();
@@ -282,11 +282,11 @@ TEST_F(ReconcilerTest, OneFileCommitInALargeRepoReparsesOneFile) {
   CycleReport report = r->RunOnce();
   EXPECT_EQ(report.files_parsed, 202u);  // + the two cluster.yaml
 
-  WriteFile(dir() / "deploy/proj/c1/pool-7.yaml", PoolYaml("p7", 2));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pool-7.yaml", PoolYaml("p7", 2));
   Commit("one file");
   report = r->RunOnce();
   EXPECT_EQ(report.files_parsed, 1u);
-  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"proj/c1"});
+  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"tpu-proj/c1"});
   DaemonStatus s = r->Snapshot();
   EXPECT_EQ(s.files_parsed, 203u);
   std::string metrics = MetricsText(s, {});
@@ -295,17 +295,17 @@ TEST_F(ReconcilerTest, OneFileCommitInALargeRepoReparsesOneFile) {
 }
 
 TEST_F(ReconcilerTest, AFailingProjectBacksOffWithoutStoppingOthers) {
-  WriteFile(dir() / "deploy/other/c9/cluster.yaml", ClusterYaml("c9"));
-  WriteFile(dir() / "deploy/other/c9/pools.yaml", PoolYaml("x", 1));
-  WriteFile(dir() / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(dir() / "deploy/other-proj/c9/cluster.yaml", ClusterYaml("c9"));
+  WriteFile(dir() / "deploy/other-proj/c9/pools.yaml", PoolYaml("x", 1));
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   Commit("two projects");
-  flaky_->broken.insert("other");
+  flaky_->broken.insert("other-proj");
   auto r = Make();
   CycleReport report = r->RunOnce();
   EXPECT_FALSE(report.error.ok());
-  EXPECT_EQ(report.applied, 1);  // proj/c1 went ahead
+  EXPECT_EQ(report.applied, 1);  // tpu-proj/c1 went ahead
   EXPECT_EQ(cloud_.Pools("c1").size(), 1u);
-  TargetReport c9 = Target(*r, "other/c9");
+  TargetReport c9 = Target(*r, "other-proj/c9");
   EXPECT_EQ(c9.state, TargetState::kFailed);
   EXPECT_EQ(c9.consecutive_failures, 1);
   EXPECT_NE(c9.last_error.find("unreachable"), std::string::npos);
@@ -315,7 +315,7 @@ TEST_F(ReconcilerTest, AFailingProjectBacksOffWithoutStoppingOthers) {
   clock_.Advance(10s);
   report = r->RunOnce();
   EXPECT_EQ(report.planned_targets.size(), 0u);
-  EXPECT_EQ(Target(*r, "other/c9").consecutive_failures, 2);
+  EXPECT_EQ(Target(*r, "other-proj/c9").consecutive_failures, 2);
   EXPECT_EQ(r->NextDue(), clock_.Now() + 20s);
 
   // Healed: the next retry succeeds as far as planning goes (the emulator has
@@ -323,8 +323,8 @@ TEST_F(ReconcilerTest, AFailingProjectBacksOffWithoutStoppingOthers) {
   flaky_->broken.clear();
   clock_.Advance(20s);
   report = r->RunOnce();
-  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"other/c9"});
-  EXPECT_EQ(Target(*r, "proj/c1").state, TargetState::kInSync);
+  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"other-proj/c9"});
+  EXPECT_EQ(Target(*r, "tpu-proj/c1").state, TargetState::kInSync);
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ class WatchE2eTest : public ::testing::Test {
   void SetUp() override {
     repo_ = tmp_.path() / "repo";
     InitRepo(repo_);
-    WriteFile(repo_ / "deploy/proj/c1/cluster.yaml", ClusterYaml("c1"));
-    WriteFile(repo_ / "deploy/proj/c2/cluster.yaml", ClusterYaml("c2"));
+    WriteFile(repo_ / "deploy/tpu-proj/c1/cluster.yaml", ClusterYaml("c1"));
+    WriteFile(repo_ / "deploy/tpu-proj/c2/cluster.yaml", ClusterYaml("c2"));
   }
 
   std::unique_ptr<DaemonProcess> Start(std::vector<std::string> args) {
@@ -65,43 +65,43 @@ class WatchE2eTest : public ::testing::Test {
 };
 
 TEST_F(WatchE2eTest, CommitsAppliedBrokenTargetBlockedRevertConvergesSigtermExitsCleanly) {
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
-  WriteFile(repo_ / "deploy/proj/c2/pools.yaml", PoolYaml("serve", 1));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(repo_ / "deploy/tpu-proj/c2/pools.yaml", PoolYaml("serve", 1));
   std::string head = CommitAll(repo_, "first");
   auto d = Start({"--repo", repo_.string(), "--log-format", "json"});
   ASSERT_NE(d->Port(), 0) << d->Log();
 
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c1", [](const json& t) { return t["liveChips"] == 4; }));
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 4; }));
   EXPECT_EQ(cloud_.Pools("c1").count("train-0"), 1u);
   EXPECT_EQ(d->Get("/healthz")->status, 200);
   EXPECT_EQ(d->Get("/readyz")->status, 200);
 
   // A commit is applied.
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   head = CommitAll(repo_, "grow c1");
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c1", [](const json& t) {
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c1", [](const json& t) {
     return t["liveChips"] == 8 && t["state"] == "in-sync";
   })) << d->Status().dump(2);
   EXPECT_EQ(cloud_.Pools("c1").size(), 2u);
 
   // A broken manifest blocks only its target, and /status says why.
-  WriteFile(repo_ / "deploy/proj/c2/pools.yaml", PoolYaml("serve", 2, "3x3"));
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 3));
+  WriteFile(repo_ / "deploy/tpu-proj/c2/pools.yaml", PoolYaml("serve", 2, "3x3"));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
   head = CommitAll(repo_, "break c2, grow c1");
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c2", [](const json& t) { return t["state"] == "blocked"; }))
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c2", [](const json& t) { return t["state"] == "blocked"; }))
       << d->Status().dump(2);
-  json c2 = d->Target("proj/c2");
+  json c2 = d->Target("tpu-proj/c2");
   ASSERT_FALSE(c2["errors"].empty());
-  EXPECT_NE(c2["errors"][0].get<std::string>().find("deploy/proj/c2/pools.yaml:"), std::string::npos)
+  EXPECT_NE(c2["errors"][0].get<std::string>().find("deploy/tpu-proj/c2/pools.yaml:"), std::string::npos)
       << c2.dump(2);
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c1", [](const json& t) { return t["liveChips"] == 12; }));
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 12; }));
   EXPECT_EQ(cloud_.Pools("c2").size(), 1u);
 
   // Revert: converges.
   Git(repo_, "revert --no-edit HEAD");
   head = Git(repo_, "rev-parse HEAD");
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c2", [](const json& t) { return t["state"] == "in-sync"; }));
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c2", [](const json& t) { return t["state"] == "in-sync"; }));
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
 
   // Metrics in the tpu_provisioner_ namespace.
   std::string metrics = d->Get("/metrics")->body;
@@ -109,8 +109,8 @@ TEST_F(WatchE2eTest, CommitsAppliedBrokenTargetBlockedRevertConvergesSigtermExit
                         "tpu_provisioner_plan_actions_total{kind=\"create\"} ",
                         "tpu_provisioner_api_calls_total{method=\"GET\",code=\"200\"} ",
                         "tpu_provisioner_operations_in_flight ",
-                        "tpu_provisioner_declared_chips{target=\"proj/c1\"} 8",
-                        "tpu_provisioner_live_chips{target=\"proj/c1\"} 8",
+                        "tpu_provisioner_declared_chips{target=\"tpu-proj/c1\"} 8",
+                        "tpu_provisioner_live_chips{target=\"tpu-proj/c1\"} 8",
                         "tpu_provisioner_files_parsed_total "})
     EXPECT_NE(metrics.find(m), std::string::npos) << m << "\n" << metrics;
   EXPECT_NE(metrics.find("tpu_provisioner_last_applied_revision{revision=\"" + head + "\"} 1"),
@@ -135,17 +135,21 @@ TEST_F(WatchE2eTest, CommitsAppliedBrokenTargetBlockedRevertConvergesSigtermExit
 }
 
 TEST_F(WatchE2eTest, ForcePushIsReported) {
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   const std::string a = CommitAll(repo_, "a");
   auto d = Start({"--repo", repo_.string()});
-  ASSERT_TRUE(WaitTarget(*d, a, "proj/c1", [](const json& t) { return t["liveChips"] == 4; }));
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  ASSERT_TRUE(WaitTarget(*d, a, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 4; }));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   const std::string b = CommitAll(repo_, "b");
-  ASSERT_TRUE(WaitTarget(*d, b, "proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
+  ASSERT_TRUE(WaitTarget(*d, b, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
 
-  Git(repo_, "reset -q --hard " + a);
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 3));
-  const std::string c = CommitAll(repo_, "c: rewritten");
+  // c: a child of a, not of b. Built beside HEAD and switched to in one
+  // move, so the daemon never sees HEAD at a on the way.
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
+  Git(repo_, "add -A");
+  const std::string tree = Git(repo_, "write-tree");
+  const std::string c = Git(repo_, "commit-tree " + tree + " -p " + a + " -m rewritten");
+  Git(repo_, "reset -q --hard " + c);
   ASSERT_TRUE(WaitUntil([&] {
     json s = d->Status();
     return s.is_object() && s["historyRewrite"].is_object() && s["historyRewrite"]["to"] == c;
@@ -161,7 +165,7 @@ TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
   fs::path origin = tmp_.path() / "origin.git";
   Git(tmp_.path(), "init -q --bare -b main " + origin.string());
   Git(repo_, "remote add origin " + origin.string());
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 1));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   const std::string first = CommitAll(repo_, "first");
   Git(repo_, "push -q origin main");
   const std::string secret = "webhook-secret-for-tests";
@@ -171,10 +175,10 @@ TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
   auto d = Start({"--repo", "file://" + origin.string(), "--ref", "main", "--workdir",
                   (tmp_.path() / "clone").string(), "--poll-interval", "1h", "--webhook-secret-file",
                   secret_file.string()});
-  ASSERT_TRUE(WaitTarget(*d, first, "proj/c1", [](const json& t) { return t["liveChips"] == 4; }))
+  ASSERT_TRUE(WaitTarget(*d, first, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 4; }))
       << d->Log();
 
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   const std::string second = CommitAll(repo_, "second");
   Git(repo_, "push -q origin main");
 
@@ -199,7 +203,7 @@ TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
   auto good_call = client.Post("/hooks/git", good, body, "application/json");
   ASSERT_TRUE(good_call);
   EXPECT_EQ(good_call->status, 202);
-  ASSERT_TRUE(WaitTarget(*d, second, "proj/c1", [](const json& t) { return t["liveChips"] == 8; }))
+  ASSERT_TRUE(WaitTarget(*d, second, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }))
       << d->Status().dump(2);
   // The same delivery again is a replay.
   EXPECT_EQ(client.Post("/hooks/git", good, body, "application/json")->status, 401);
@@ -207,10 +211,10 @@ TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
 }
 
 TEST_F(WatchE2eTest, DriftInTheEmulatorIsCorrectedAtTheNextDriftCheck) {
-  WriteFile(repo_ / "deploy/proj/c1/pools.yaml", PoolYaml("train", 2));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
   const std::string head = CommitAll(repo_, "two slices");
   auto d = Start({"--repo", repo_.string(), "--drift-interval", "1s"});
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
 
   // Behind the daemon's back, straight through the API.
   cloud::NodePoolRef ref{{kProject, kZone, "c1"}, "train-1"};
@@ -218,7 +222,7 @@ TEST_F(WatchE2eTest, DriftInTheEmulatorIsCorrectedAtTheNextDriftCheck) {
   ASSERT_TRUE(WaitUntil([&] { return cloud_.Pools("c1").count("train-1") == 0; }));
   // The next drift check puts it back.
   ASSERT_TRUE(WaitUntil([&] { return cloud_.Pools("c1").count("train-1") == 1; })) << d->Log();
-  ASSERT_TRUE(WaitTarget(*d, head, "proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
+  ASSERT_TRUE(WaitTarget(*d, head, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
 }
 
 TEST_F(WatchE2eTest, OneFileCommitInAHundredsOfFilesRepoParsesOneFile) {
@@ -228,7 +232,7 @@ TEST_F(WatchE2eTest, OneFileCommitInAHundredsOfFilesRepoParsesOneFile) {
   const std::string first = CommitAll(repo_, "300 pools");
   // Dry run: the files matter here, not 300 creates.
   auto d = Start({"--repo", repo_.string(), "--dry-run"});
-  ASSERT_TRUE(WaitTarget(*d, first, "proj/c1", [](const json& t) { return t["state"] == "pending"; }));
+  ASSERT_TRUE(WaitTarget(*d, first, "tpu-proj/c1", [](const json& t) { return t["state"] == "pending"; }));
   auto parsed = [&] {
     std::string m = d->Get("/metrics")->body;
     const std::string key = "tpu_provisioner_files_parsed_total ";
@@ -237,9 +241,9 @@ TEST_F(WatchE2eTest, OneFileCommitInAHundredsOfFilesRepoParsesOneFile) {
   };
   EXPECT_EQ(parsed(), 302);  // 300 pools + 2 cluster.yaml
 
-  WriteFile(repo_ / "deploy/proj/c1/p7.yaml", PoolYaml("p7", 2));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/p7.yaml", PoolYaml("p7", 2));
   const std::string second = CommitAll(repo_, "one file");
-  ASSERT_TRUE(WaitTarget(*d, second, "proj/c1", [&](const json& t) { return t["revision"] == second; }));
+  ASSERT_TRUE(WaitTarget(*d, second, "tpu-proj/c1", [&](const json& t) { return t["revision"] == second; }));
   EXPECT_EQ(parsed(), 303);
   EXPECT_EQ(cloud_.emulator().counters().mutating_calls, 0);
 }

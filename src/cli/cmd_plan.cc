@@ -14,6 +14,9 @@
 #include <memory>
 #include <string>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "cli/plan_run.h"
 #include "plan/plan_json.h"
@@ -51,12 +54,26 @@ Status WriteFileAtomically(const std::string& path, const std::string& data) {
   return Status::OK();
 }
 
+// Log lines go to stderr: stdout carries the plan, and `-o json` must be
+// nothing but the document.
+void LogToStderr() {
+  auto level = spdlog::default_logger()->level();
+  auto logger = spdlog::stderr_color_mt("plan");
+  logger->set_level(level);
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+}
+
 int RunPlan(PlanFlags& f) {
+  LogToStderr();
   // CLI11 2.1 has no single-dash long options, so Terraform's `-out FILE`
   // arrives as `-o ut` plus a stray positional FILE (and `-out=FILE` as
   // `-o ut=FILE`); both are read back here. `--out FILE` is the plain spelling.
-  for (const auto& v : f.outputs) {
-    if (v == "ut" && !f.stray.empty()) {
+  for (size_t i = 0; i < f.outputs.size(); ++i) {
+    const std::string& v = f.outputs[i];
+    if (v == "ut" && i + 1 < f.outputs.size()) {
+      f.out_file = f.outputs[++i];  // CLI11 handed -o the next argument too
+    } else if (v == "ut" && !f.stray.empty()) {
       f.out_file = f.stray;
       f.stray.clear();
     } else if (v.rfind("ut=", 0) == 0) {
@@ -123,6 +140,7 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--target", f->targets, "Plan only this project/cluster (repeatable)");
   cmd->add_option("-o,--output", f->outputs, "text (default) or json (docs/plan-json.md)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd->add_option("--out", f->out_file,
                   "Also save the plan as JSON to FILE, for `apply FILE` (Terraform's -out FILE works too)");

@@ -56,7 +56,7 @@ class MetadataServer {
   std::thread thread_;
 };
 
-struct Run {
+struct BinaryRun {
   int exit_code = -1;
   std::string out;
   std::string err;
@@ -119,10 +119,10 @@ class PlanE2ETest : public ::testing::Test {
     o.op_latency_ms = {{"default", 0}};
     emu_ = std::make_unique<sim::CloudEmulator>(o);
     ASSERT_TRUE(emu_->Start().ok());
-    ASSERT_TRUE(emu_->EnsureCluster("p", "us-central2", "c").ok());
-    Write("deploy/p/c/cluster.yaml", kCluster);
-    Write("deploy/p/c/train.yaml", kV5p);
-    Write("deploy/p/c/serve.yaml", kV6e);
+    ASSERT_TRUE(emu_->EnsureCluster("proj-e2e", "us-central2", "c").ok());
+    Write("deploy/proj-e2e/c/cluster.yaml", kCluster);
+    Write("deploy/proj-e2e/c/train.yaml", kV5p);
+    Write("deploy/proj-e2e/c/serve.yaml", kV6e);
   }
   void TearDown() override {
     emu_->Stop();
@@ -147,7 +147,7 @@ class PlanE2ETest : public ::testing::Test {
     httplib::Client client("127.0.0.1", emu_->port());
     httplib::Headers auth = {{"Authorization", "Bearer seed"}};
     auto insert = [&](const std::string& path, const json& body) {
-      auto r = client.Post(("/compute/v1/projects/p/" + path).c_str(), auth, body.dump(), "application/json");
+      auto r = client.Post(("/compute/v1/projects/proj-e2e/" + path).c_str(), auth, body.dump(), "application/json");
       ASSERT_TRUE(r);
       ASSERT_EQ(r->status, 200) << path << ": " << r->body;
     };
@@ -175,13 +175,14 @@ class PlanE2ETest : public ::testing::Test {
     emu_->ResetCounters();
   }
 
-  Run Plan(const std::string& args) {
+  BinaryRun RunPlan(const std::string& args) {
+    emu_->ResetCounters();  // each run is checked on its own
     std::string err_file = dir_ + "/stderr";
     std::string cmd = "env -u GOOGLE_APPLICATION_CREDENTIALS HOME=" + dir_ + " GCE_METADATA_HOST=" +
                       metadata_.host() + " " + TPU_BINARY + " plan --repo " + repo_ + " --gke-endpoint " +
                       emu_->endpoint() + "/ --compute-endpoint " + emu_->endpoint() + "/ " + args + " 2>" +
                       err_file;
-    Run run;
+    BinaryRun run;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return run;
     char buf[4096];
@@ -195,7 +196,7 @@ class PlanE2ETest : public ::testing::Test {
   }
 
   json PlanJson(const std::string& args, int want_exit) {
-    Run r = Plan("-o json --detailed-exitcode " + args);
+    BinaryRun r = RunPlan("-o json --detailed-exitcode " + args);
     EXPECT_EQ(r.exit_code, want_exit) << r.err << r.out;
     json j = json::parse(r.out, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
@@ -237,12 +238,12 @@ TEST_F(PlanE2ETest, InSyncExitsZeroWithOnlyReads) {
   EXPECT_EQ(plan["hasChanges"], false);
   EXPECT_EQ(plan["hasErrors"], false);
   EXPECT_EQ(plan["summary"]["noop"], 5);
-  EXPECT_EQ(Target(plan, "p/c")["status"], "planned");
-  EXPECT_EQ(Target(plan, "p/c")["ownedChips"], 4 * 16 + 2 * 4);
+  EXPECT_EQ(Target(plan, "proj-e2e/c")["status"], "planned");
+  EXPECT_EQ(Target(plan, "proj-e2e/c")["ownedChips"], 4 * 16 + 2 * 4);
   ExpectReadOnly();
 
   emu_->ResetCounters();
-  Run text = Plan("--detailed-exitcode");
+  BinaryRun text = RunPlan("--detailed-exitcode");
   EXPECT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("No changes."), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find('\033'), std::string::npos) << "no colour off a terminal";
@@ -256,11 +257,11 @@ TEST_F(PlanE2ETest, EveryKindOfChange) {
   std::string v5p = kV5p;
   v5p.replace(v5p.find("tier: a"), 7, "tier: b");
   v5p.replace(v5p.find("slices: 4"), 9, "slices: 3");
-  Write("deploy/p/c/train.yaml", v5p);
+  Write("deploy/proj-e2e/c/train.yaml", v5p);
   std::string v6e = kV6e;
   v6e.replace(v6e.find("nodeCount: 2"), 12, "nodeCount: 3");
-  Write("deploy/p/c/serve.yaml", v6e);
-  Write("deploy/p/c/new.yaml", R"(apiVersion: tpu-provisioner.io/v1alpha1
+  Write("deploy/proj-e2e/c/serve.yaml", v6e);
+  Write("deploy/proj-e2e/c/new.yaml", R"(apiVersion: tpu-provisioner.io/v1alpha1
 kind: TPUNodePool
 metadata:
   name: fresh
@@ -270,13 +271,13 @@ spec:
   location: us-central2-b
 )");
   json plan = PlanJson("", 2);
-  std::vector<std::string> steps = Steps(plan, "p/c");
+  std::vector<std::string> steps = Steps(plan, "proj-e2e/c");
   ASSERT_FALSE(steps.empty());
   EXPECT_EQ(steps.front(), "delete train-3") << "deletes free capacity first";
   std::sort(steps.begin(), steps.end());
   EXPECT_EQ(steps, (std::vector<std::string>{"create fresh-0", "delete train-3", "resize serve-0",
                                              "update train-0", "update train-1", "update train-2"}));
-  const json& t = Target(plan, "p/c");
+  const json& t = Target(plan, "proj-e2e/c");
   for (const auto& a : t["actions"]) {
     if (a["resource"]["name"] == "train-0") {
       ASSERT_EQ(a["changes"].size(), 1u) << a.dump();
@@ -289,7 +290,9 @@ spec:
       EXPECT_EQ(a["changes"][0]["path"], "nodeCount");
       EXPECT_EQ(a["blastRadius"]["chipsCreated"], 4);
     }
-    if (a["resource"]["name"] == "train-3") EXPECT_EQ(a["blastRadius"]["chipsDestroyed"], 16);
+    if (a["resource"]["name"] == "train-3") {
+      EXPECT_EQ(a["blastRadius"]["chipsDestroyed"], 16);
+    }
     if (a["resource"]["name"] == "fresh-0") {
       EXPECT_EQ(a["blastRadius"]["chipsCreated"], 16);
       EXPECT_EQ(a["nodePool"]["placementPolicy"]["type"], "COMPACT");
@@ -305,14 +308,14 @@ TEST_F(PlanE2ETest, ImmutableFieldIsAReplace) {
   SeedFromRepo();
   std::string v5p = kV5p;
   v5p.replace(v5p.find("diskType: pd-balanced"), 21, "diskType: pd-ssd");
-  Write("deploy/p/c/train.yaml", v5p);
+  Write("deploy/proj-e2e/c/train.yaml", v5p);
   json plan = PlanJson("", 2);
-  EXPECT_EQ(Steps(plan, "p/c"), (std::vector<std::string>{"replace train-0", "replace train-1",
+  EXPECT_EQ(Steps(plan, "proj-e2e/c"), (std::vector<std::string>{"replace train-0", "replace train-1",
                                                            "replace train-2", "replace train-3"}));
   EXPECT_EQ(plan["summary"]["replace"], 4);
   ExpectReadOnly();
 
-  Run text = Plan("--no-color");
+  BinaryRun text = RunPlan("--no-color");
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("-/+ nodePool \"train-0\"  [-16 chips, -4 hosts, +16 chips, +4 hosts, multi-host]"),
             std::string::npos)
@@ -324,8 +327,8 @@ TEST_F(PlanE2ETest, ImmutableFieldIsAReplace) {
 
 TEST_F(PlanE2ETest, BrokenTargetNextToAHealthyOne) {
   SeedFromRepo();
-  ASSERT_TRUE(emu_->EnsureCluster("p", "us-central2", "broken").ok());
-  Write("deploy/p/broken/pool.yaml", R"(apiVersion: tpu-provisioner.io/v1alpha1
+  ASSERT_TRUE(emu_->EnsureCluster("proj-e2e", "us-central2", "broken").ok());
+  Write("deploy/proj-e2e/broken/pool.yaml", R"(apiVersion: tpu-provisioner.io/v1alpha1
 kind: TPUNodePool
 metadata:
   name: bad
@@ -336,15 +339,15 @@ spec:
 )");
   std::string v6e = kV6e;
   v6e.replace(v6e.find("nodeCount: 2"), 12, "nodeCount: 3");
-  Write("deploy/p/c/serve.yaml", v6e);
+  Write("deploy/proj-e2e/c/serve.yaml", v6e);
   json plan = PlanJson("", 1);
-  EXPECT_EQ(Target(plan, "p/broken")["status"], "blocked");
-  EXPECT_TRUE(Target(plan, "p/broken")["actions"].empty());
-  ASSERT_FALSE(Target(plan, "p/broken")["errors"].empty());
-  EXPECT_EQ(Target(plan, "p/broken")["errors"][0].get<std::string>().rfind("deploy/p/broken/pool.yaml:", 0), 0u)
-      << Target(plan, "p/broken")["errors"][0];
-  EXPECT_EQ(Target(plan, "p/c")["status"], "planned");
-  EXPECT_EQ(Steps(plan, "p/c"), std::vector<std::string>{"resize serve-0"});
+  EXPECT_EQ(Target(plan, "proj-e2e/broken")["status"], "blocked");
+  EXPECT_TRUE(Target(plan, "proj-e2e/broken")["actions"].empty());
+  ASSERT_FALSE(Target(plan, "proj-e2e/broken")["errors"].empty());
+  EXPECT_EQ(Target(plan, "proj-e2e/broken")["errors"][0].get<std::string>().rfind("deploy/proj-e2e/broken/pool.yaml:", 0), 0u)
+      << Target(plan, "proj-e2e/broken")["errors"][0];
+  EXPECT_EQ(Target(plan, "proj-e2e/c")["status"], "planned");
+  EXPECT_EQ(Steps(plan, "proj-e2e/c"), std::vector<std::string>{"resize serve-0"});
   EXPECT_EQ(plan["hasErrors"], true);
   ExpectReadOnly();
 }
@@ -355,7 +358,7 @@ TEST_F(PlanE2ETest, UnmanagedPoolWithAClashingName) {
     return true;
   });
   json plan = PlanJson("", 1);
-  const json& t = Target(plan, "p/c");
+  const json& t = Target(plan, "proj-e2e/c");
   EXPECT_EQ(t["status"], "blocked");
   EXPECT_TRUE(t["actions"].empty());
   ASSERT_EQ(t["errors"].size(), 1u);
@@ -368,9 +371,9 @@ TEST_F(PlanE2ETest, UnmanagedPoolWithAClashingName) {
   std::string v6e = kV6e;
   v6e.replace(v6e.find("  name: serve\n"), 14,
               "  name: serve\n  annotations:\n    tpu-provisioner.io/adopt: \"true\"\n");
-  Write("deploy/p/c/serve.yaml", v6e);
+  Write("deploy/proj-e2e/c/serve.yaml", v6e);
   json adopted = PlanJson("", 2);
-  EXPECT_EQ(Steps(adopted, "p/c"), std::vector<std::string>{"update serve-0"});
+  EXPECT_EQ(Steps(adopted, "proj-e2e/c"), std::vector<std::string>{"update serve-0"});
   ExpectReadOnly();
 }
 
@@ -378,11 +381,11 @@ TEST_F(PlanE2ETest, MassDeleteIsRefused) {
   SeedFromRepo();
   std::string v5p = kV5p;
   v5p.replace(v5p.find("slices: 4"), 9, "slices: 1");
-  Write("deploy/p/c/train.yaml", v5p);
+  Write("deploy/proj-e2e/c/train.yaml", v5p);
   json plan = PlanJson("", 1);
-  const json& t = Target(plan, "p/c");
+  const json& t = Target(plan, "proj-e2e/c");
   EXPECT_EQ(t["status"], "refused");
-  EXPECT_EQ(Steps(plan, "p/c"),
+  EXPECT_EQ(Steps(plan, "proj-e2e/c"),
             (std::vector<std::string>{"delete train-3", "delete train-2", "delete train-1"}));
   ASSERT_EQ(t["errors"].size(), 1u);
   EXPECT_EQ(t["errors"][0],
@@ -391,35 +394,35 @@ TEST_F(PlanE2ETest, MassDeleteIsRefused) {
   EXPECT_EQ(plan["hasChanges"], false);
 
   json allowed = PlanJson("--allow-mass-delete", 2);
-  EXPECT_EQ(Target(allowed, "p/c")["status"], "planned");
+  EXPECT_EQ(Target(allowed, "proj-e2e/c")["status"], "planned");
   ExpectReadOnly();
 }
 
 TEST_F(PlanE2ETest, VanishedTargetDirectory) {
   SeedFromRepo();
-  fs::remove_all(fs::path(repo_) / "deploy/p/c");
-  Write("deploy/p/other/cluster.yaml", R"(apiVersion: tpu-provisioner.io/v1alpha1
+  fs::remove_all(fs::path(repo_) / "deploy/proj-e2e/c");
+  Write("deploy/proj-e2e/other/cluster.yaml", R"(apiVersion: tpu-provisioner.io/v1alpha1
 kind: Cluster
 metadata:
   name: other
 spec:
   location: us-central2
 )");
-  ASSERT_TRUE(emu_->EnsureCluster("p", "us-central2", "other").ok());
+  ASSERT_TRUE(emu_->EnsureCluster("proj-e2e", "us-central2", "other").ok());
   json plan = PlanJson("", 1);
-  const json& t = Target(plan, "p/c");
+  const json& t = Target(plan, "proj-e2e/c");
   EXPECT_EQ(t["vanished"], true);
   EXPECT_EQ(t["status"], "refused");
-  EXPECT_EQ(Steps(plan, "p/c").size(), 5u);
+  EXPECT_EQ(Steps(plan, "proj-e2e/c").size(), 5u);
 }
 
 TEST_F(PlanE2ETest, SavedPlanRoundTripsAndTargetFilter) {
   SeedFromRepo();
   std::string v6e = kV6e;
   v6e.replace(v6e.find("nodeCount: 2"), 12, "nodeCount: 3");
-  Write("deploy/p/c/serve.yaml", v6e);
+  Write("deploy/proj-e2e/c/serve.yaml", v6e);
   std::string file = dir_ + "/plan.json";
-  Run r = Plan("-out " + file + " --detailed-exitcode");
+  BinaryRun r = RunPlan("-out " + file + " --detailed-exitcode");
   EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
   EXPECT_NE(r.out.find("Saved the plan to " + file), std::string::npos);
   std::ifstream in(file);
@@ -428,11 +431,11 @@ TEST_F(PlanE2ETest, SavedPlanRoundTripsAndTargetFilter) {
   ASSERT_TRUE(saved.ok()) << saved.status().ToString();
   EXPECT_EQ(PlanToJson(*saved), text);
   EXPECT_EQ(saved->targets.size(), 1u);
-  EXPECT_EQ(saved->live_fingerprints.count("p"), 1u);
+  EXPECT_EQ(saved->live_fingerprints.count("proj-e2e"), 1u);
 
   json none = PlanJson("--target p/elsewhere", 0);
   EXPECT_TRUE(none["targets"].empty());
-  Run bad = Plan("--target nonsense");
+  BinaryRun bad = RunPlan("--target nonsense");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("expected project/cluster"), std::string::npos);
 }
@@ -455,7 +458,7 @@ kind: TPUNodeGroup
 metadata:
   name: slice
 spec:
-  project: p
+  project: proj-e2e
   nodeLocation: us-central2-b
   nodeCount: 2
   topology: 2x2x2
@@ -467,25 +470,28 @@ spec:
 }
 
 TEST_F(PlanE2ETest, Tpu7xAndNodeGroupInSyncThenTemplateChange) {
-  Write("deploy/p/c/big.yaml", kV7x);
-  Write("deploy/p/g/group.yaml", Group("projects/p/global/images/a"));
+  Write("deploy/proj-e2e/c/big.yaml", kV7x);
+  Write("deploy/proj-e2e/g/group.yaml", Group("projects/proj-e2e/global/images/a"));
   SeedFromRepo();
   json plan = PlanJson("", 0);
   EXPECT_EQ(plan["hasChanges"], false) << plan.dump(1);
-  EXPECT_EQ(Target(plan, "p/g")["ownedChips"], 8);
+  EXPECT_EQ(Target(plan, "proj-e2e/g")["ownedChips"], 8);
   ExpectReadOnly();
 
-  Write("deploy/p/g/group.yaml", Group("projects/p/global/images/b"));
+  Write("deploy/proj-e2e/g/group.yaml", Group("projects/proj-e2e/global/images/b"));
   emu_->ResetCounters();
   json changed = PlanJson("", 2);
-  std::vector<std::string> steps = Steps(changed, "p/g");
+  std::vector<std::string> steps = Steps(changed, "proj-e2e/g");
   ASSERT_EQ(steps.size(), 3u) << changed.dump(1);
   EXPECT_EQ(steps[0].rfind("create slice-", 0), 0u);
   EXPECT_EQ(steps[1], "replace slice");
   EXPECT_EQ(steps[2].rfind("delete slice-", 0), 0u);
-  const json& actions = Target(changed, "p/g")["actions"];
-  for (const auto& a : actions)
-    if (a["action"] == "delete") EXPECT_EQ(a["dependsOn"], json::array({"instanceGroupManager:p/us-central2-b/slice"}));
+  const json& actions = Target(changed, "proj-e2e/g")["actions"];
+  for (const auto& a : actions) {
+    if (a["action"] == "delete") {
+      EXPECT_EQ(a["dependsOn"], json::array({"instanceGroupManager:proj-e2e/us-central2-b/slice"}));
+    }
+  }
   ExpectReadOnly();
 }
 

@@ -234,9 +234,10 @@ class TargetPlanner {
       auto it = lc_.templates.find(want.name);
       Action a = NewAction(it == lc_.templates.end() ? ActionKind::kCreate : ActionKind::kNoop,
                            TemplateRef(want.name), dt.source,
-                           it == lc_.templates.end() ? "declared, not found (templates are immutable: "
-                                                       "a changed instanceConfig is a new template)"
-                                                     : "in sync");
+                           it == lc_.templates.end()
+                               ? "declared, not found; templates are immutable, so a changed "
+                                 "instanceConfig is a new template"
+                               : "in sync");
       if (!want.resource_policy.empty()) a.depends_on.push_back(PolicyDep(want.resource_policy));
       a.instance_template = want;
       Add(std::move(a));

@@ -99,8 +99,8 @@ class Writer {
     auto part = [&s](const char* sign, int chips, int hosts) {
       if (!chips && !hosts) return;
       if (!s.empty()) s += ", ";
-      s += std::string(sign) + std::to_string(chips) + " chips, " + sign + std::to_string(hosts) +
-           (hosts == 1 ? " host" : " hosts");
+      s += std::string(sign) + std::to_string(chips) + (chips == 1 ? " chip, " : " chips, ") + sign +
+           std::to_string(hosts) + (hosts == 1 ? " host" : " hosts");
     };
     part("-", b.chips_destroyed, b.hosts_destroyed);
     part("+", b.chips_created, b.hosts_created);

@@ -272,7 +272,7 @@ TEST_F(ReconcilerTest, OneFileCommitInALargeRepoReparsesOneFile) {
   // 200 manifests across the two targets, planned in dry-run (no applies needed).
   for (int i = 0; i < 200; ++i) {
     std::string c = i % 2 ? "c1" : "c2";
-    WriteFile(dir() / ("deploy/proj/" + c + "/pool-" + std::to_string(i) + ".yaml"),
+    WriteFile(dir() / ("deploy/tpu-proj/" + c + "/pool-" + std::to_string(i) + ".yaml"),
               PoolYaml("p" + std::to_string(i)));
   }
   Commit("many files");

@@ -156,7 +156,7 @@ TEST_F(WatchE2eTest, ForcePushIsReported) {
   })) << d->Status().dump(2);
   json s = d->Status();
   EXPECT_EQ(s["historyRewrite"]["from"], b);
-  EXPECT_NE(d->Log().find("history rewrite"), std::string::npos);
+  EXPECT_TRUE(WaitUntil([&] { return d->Log().find("history rewrite") != std::string::npos; }));
   EXPECT_NE(d->Get("/metrics")->body.find("tpu_provisioner_history_rewrites_total 1"), std::string::npos);
 }
 
@@ -227,7 +227,7 @@ TEST_F(WatchE2eTest, DriftInTheEmulatorIsCorrectedAtTheNextDriftCheck) {
 
 TEST_F(WatchE2eTest, OneFileCommitInAHundredsOfFilesRepoParsesOneFile) {
   for (int i = 0; i < 300; ++i)
-    WriteFile(repo_ / ("deploy/proj/" + std::string(i % 2 ? "c1" : "c2") + "/p" + std::to_string(i) + ".yaml"),
+    WriteFile(repo_ / ("deploy/tpu-proj/" + std::string(i % 2 ? "c1" : "c2") + "/p" + std::to_string(i) + ".yaml"),
               PoolYaml("p" + std::to_string(i)));
   const std::string first = CommitAll(repo_, "300 pools");
   // Dry run: the files matter here, not 300 creates.
@@ -235,7 +235,7 @@ TEST_F(WatchE2eTest, OneFileCommitInAHundredsOfFilesRepoParsesOneFile) {
   ASSERT_TRUE(WaitTarget(*d, first, "tpu-proj/c1", [](const json& t) { return t["state"] == "pending"; }));
   auto parsed = [&] {
     std::string m = d->Get("/metrics")->body;
-    const std::string key = "tpu_provisioner_files_parsed_total ";
+    const std::string key = "\ntpu_provisioner_files_parsed_total ";
     size_t at = m.find(key);
     return at == std::string::npos ? -1 : std::stoi(m.substr(at + key.size()));
   };

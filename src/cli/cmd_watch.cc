@@ -1,0 +1,264 @@
+// `tpu-provisioner watch`: the GitOps daemon (DESIGN §7, issue 6). Wires the
+// pieces of src/daemon/ together — a revision source (local checkout, its
+// working tree, or a remote clone), the cloud (cloud_setup.h), the reconciler,
+// the main loop, the HTTP endpoints and the signals — and runs until SIGTERM
+// or SIGINT. Exit 0 after a clean stop, 1 when it cannot start.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "base/version.h"
+#include "cli/cloud_setup.h"
+#include "cli/commands.h"
+#include "daemon/cloud_port.h"
+#include "daemon/daemon_loop.h"
+#include "daemon/duration.h"
+#include "daemon/git_sources.h"
+#include "daemon/git_webhook.h"
+#include "daemon/http_server.h"
+#include "daemon/log_format.h"
+#include "daemon/reconciler.h"
+#include "daemon/remote_source.h"
+#include "daemon/shutdown_watchdog.h"
+#include "daemon/signals.h"
+#include "daemon/waiter.h"
+#include "manifest/loader.h"
+#include "source/watcher.h"
+
+namespace tpu::cli {
+namespace {
+
+// The environment variable holding the webhook secret when no file is given.
+constexpr const char* kWebhookSecretEnv = "TPU_PROVISIONER_WEBHOOK_SECRET";
+
+struct WatchFlags {
+  std::string repo;
+  std::string ref = "main";
+  std::string workdir;
+  bool worktree = false;
+  std::string poll_interval = "60s";
+  std::string drift_interval = "5m";
+  std::string shutdown_timeout = "30s";
+  bool dry_run = false;
+  bool allow_mass_delete = false;
+  bool refuse_history_rewrite = false;
+  int parallelism = 16;
+  std::string listen = "127.0.0.1:8080";
+  std::string webhook_secret_file;
+  std::string log_format = "text";
+  source::GitCredentials git;
+  CloudFlags cloud;
+};
+
+bool LooksLikeUrl(const std::string& repo) {
+  if (repo.find("://") != std::string::npos) return true;
+  // scp-like "git@host:org/repo.git": a colon before any slash.
+  size_t colon = repo.find(':');
+  size_t slash = repo.find('/');
+  return colon != std::string::npos && (slash == std::string::npos || colon < slash) &&
+         repo.find('@') != std::string::npos;
+}
+
+// The webhook secret: the file's contents (surrounding whitespace dropped), or
+// the environment variable; "" when neither is set.
+Result<std::string> ReadWebhookSecret(const std::string& file) {
+  std::string secret;
+  if (!file.empty()) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return Status::IoError("--webhook-secret-file " + file + ": cannot read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    secret = ss.str();
+  } else if (const char* env = std::getenv(kWebhookSecretEnv)) {
+    secret = env;
+  }
+  size_t b = secret.find_first_not_of(" \t\r\n");
+  size_t e = secret.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? std::string() : secret.substr(b, e - b + 1);
+}
+
+struct SourceParts {
+  std::unique_ptr<daemon::RevisionSource> source;
+  std::unique_ptr<daemon::Waiter> waiter;
+};
+
+Result<SourceParts> OpenSource(const WatchFlags& flags) {
+  SourceParts parts;
+  if (LooksLikeUrl(flags.repo) || !flags.workdir.empty()) {
+    if (flags.workdir.empty()) return Status::InvalidArgument("--repo URL needs --workdir DIR for the clone");
+    if (flags.worktree) return Status::InvalidArgument("--worktree needs a local --repo PATH");
+    source::RemoteOptions o{flags.repo, flags.ref, flags.workdir, flags.git};
+    auto remote = source::RemoteRepo::Open(o);
+    if (!remote.ok()) return remote.status();
+    parts.source = std::make_unique<daemon::RemoteSource>(std::move(remote.value()));
+    auto waiter = daemon::EventWaiter::Create();
+    if (!waiter.ok()) return waiter.status();
+    parts.waiter = std::move(waiter.value());
+    return parts;
+  }
+  auto repo = source::GitRepo::Open(flags.repo);
+  source::WatcherOptions wo;
+  if (flags.worktree) {
+    std::unique_ptr<source::GitRepo> git;
+    if (repo.ok()) {
+      wo = source::CheckoutWatchOptions(*repo, /*watch_files=*/true);
+      git = std::make_unique<source::GitRepo>(repo.value());
+    } else {
+      wo.tree_dir = flags.repo + "/deploy";
+    }
+    parts.source = std::make_unique<daemon::WorktreeSource>(flags.repo, std::move(git));
+  } else {
+    if (!repo.ok()) return repo.status().WithContext("--repo " + flags.repo);
+    wo = source::CheckoutWatchOptions(*repo, /*watch_files=*/false);
+    parts.source = std::make_unique<daemon::CheckoutSource>(repo.value());
+  }
+  auto watcher = source::Watcher::Create(wo);
+  if (!watcher.ok()) return watcher.status().WithContext("watch " + flags.repo);
+  parts.waiter = std::make_unique<daemon::WatcherWaiter>(std::move(watcher.value()));
+  return parts;
+}
+
+int RunWatch(const WatchFlags& flags) {
+  // Before any thread exists, so every thread inherits the mask and the
+  // signals reach only the signalfd.
+  if (Status s = daemon::BlockDaemonSignals(); !s.ok()) {
+    std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  auto fail = [](const Status& s) {
+    spdlog::error("watch: {}", s.ToString());
+    return 1;
+  };
+  auto log_format = daemon::ParseLogFormat(flags.log_format);
+  if (!log_format.ok()) return fail(log_format.status());
+  daemon::ConfigureLogging(*log_format);
+  auto poll = daemon::ParseDuration(flags.poll_interval);
+  if (!poll.ok()) return fail(poll.status().WithContext("--poll-interval"));
+  auto drift = daemon::ParseDuration(flags.drift_interval);
+  if (!drift.ok()) return fail(drift.status().WithContext("--drift-interval"));
+  auto shutdown = daemon::ParseDuration(flags.shutdown_timeout);
+  if (!shutdown.ok()) return fail(shutdown.status().WithContext("--shutdown-timeout"));
+  if (drift->count() <= 0 || poll->count() <= 0)
+    return fail(Status::InvalidArgument("--poll-interval and --drift-interval must be positive"));
+  auto secret = ReadWebhookSecret(flags.webhook_secret_file);
+  if (!secret.ok()) return fail(secret.status());
+
+  auto parts = OpenSource(flags);
+  if (!parts.ok()) return fail(parts.status());
+  daemon::RevisionSource& source = *parts->source;
+  if (source.remote()) {
+    if (Status s = source.Fetch(); !s.ok()) spdlog::warn("first fetch of {}: {}", source.Describe(), s.ToString());
+  }
+  // The clusters the emulator (--cloud sim) must have come from the first revision.
+  manifest::Repo initial;
+  if (auto rev = source.Current(); rev.ok()) initial = manifest::LoadRepo(*rev->tree);
+  auto session = CloudSession::Open(flags.cloud, initial);
+  if (!session.ok()) return fail(session.status());
+
+  apply::ExecuteOptions execute;
+  execute.parallelism = flags.parallelism;
+  daemon::ConnectionCloud cloud(&(*session)->connection(), execute);
+  daemon::SteadyClock clock;
+  daemon::ReconcilerOptions ro;
+  ro.dry_run = flags.dry_run;
+  ro.allow_mass_delete = flags.allow_mass_delete;
+  ro.refuse_history_rewrite = flags.refuse_history_rewrite;
+  ro.drift_interval = *drift;
+  ro.tool_version = TPU_PROVISIONER_VERSION;
+  daemon::Reconciler reconciler(&source, &cloud, &clock, ro);
+
+  daemon::GitWebhook* webhook_ptr = nullptr;
+  daemon::LoopOptions lo;
+  lo.poll_interval = *poll;
+  lo.on_reload = [&flags, &webhook_ptr] {
+    auto s = ReadWebhookSecret(flags.webhook_secret_file);
+    if (!s.ok()) spdlog::warn("reload: {}", s.status().ToString());
+    else if (webhook_ptr) webhook_ptr->SetSecret(*s);
+  };
+  daemon::DaemonLoop loop(&reconciler, &source, parts->waiter.get(), &clock, lo);
+  daemon::GitWebhook webhook([&loop] { loop.RequestFetch(); });
+  webhook.SetSecret(*secret);
+  webhook_ptr = &webhook;
+
+  daemon::HttpHandlers handlers;
+  handlers.status = [&reconciler] { return reconciler.Snapshot(); };
+  handlers.extra_metrics = [&session, &cloud, &loop, &webhook] {
+    daemon::ExtraMetrics m;
+    m.api_calls = (*session)->connection().calls().ByMethodAndCode();
+    m.operations_in_flight = cloud.OperationsInFlight();
+    m.fetches = loop.FetchCounts();
+    m.webhook_requests = webhook.Counts();
+    return m;
+  };
+  handlers.webhook = &webhook;
+  auto http = daemon::HttpServer::Start(flags.listen, handlers);
+  if (!http.ok()) return fail(http.status());
+
+  daemon::ShutdownWatchdog watchdog(*shutdown);
+  auto signals = daemon::SignalWatcher::Start([&loop, &watchdog](int signo) {
+    if (signo == SIGHUP) {
+      spdlog::info("SIGHUP: reload");
+      loop.RequestReload();
+      return;
+    }
+    spdlog::info("{}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    watchdog.Arm();
+    loop.RequestStop();
+  });
+  if (!signals.ok()) return fail(signals.status());
+
+  std::string host;
+  int port = 0;
+  daemon::ParseListenAddress(flags.listen, &host, &port);
+  spdlog::info("watch: source {}; listening on {}:{}; drift check every {}{}{}", source.Describe(), host,
+               (*http)->port(), daemon::FormatDuration(*drift),
+               source.remote() ? "; poll every " + daemon::FormatDuration(*poll) : "",
+               flags.dry_run ? "; dry run: nothing will be changed" : "");
+  loop.Run();
+  (*http)->Stop();
+  signals->reset();
+  watchdog.Disarm();
+  spdlog::info("watch: stopped");
+  return 0;
+}
+
+}  // namespace
+
+void AddWatchCommand(CLI::App& app, CommandContext& ctx) {
+  auto* cmd = app.add_subcommand("watch", "Run the GitOps daemon: reconcile on every commit and drift check");
+  auto flags = std::make_shared<WatchFlags>();
+  cmd->add_option("--repo", flags->repo, "A local checkout, or a git URL (with --workdir)")->required();
+  cmd->add_option("--ref", flags->ref, "Branch to follow for a URL (default main)");
+  cmd->add_option("--workdir", flags->workdir, "Where a URL is cloned (a bare clone, reused across restarts)");
+  cmd->add_flag("--worktree", flags->worktree, "Read the files on disk, uncommitted changes included (local work)");
+  cmd->add_option("--poll-interval", flags->poll_interval, "Fetch a URL source this often (default 60s)");
+  cmd->add_option("--drift-interval", flags->drift_interval,
+                  "Re-list live state and correct drift this often (default 5m)");
+  cmd->add_option("--shutdown-timeout", flags->shutdown_timeout,
+                  "Longest a SIGTERM may take before the process exits anyway (default 30s)");
+  cmd->add_flag("--dry-run", flags->dry_run, "Plan and report; never change anything");
+  cmd->add_flag("--allow-mass-delete", flags->allow_mass_delete,
+                "Apply plans that delete more than a target's maxDeletePercent");
+  cmd->add_flag("--refuse-history-rewrite", flags->refuse_history_rewrite,
+                "After a force-push, keep the old commit in force until SIGHUP");
+  cmd->add_option("--parallelism", flags->parallelism, "Actions in flight at once (default 16)");
+  cmd->add_option("--listen", flags->listen, "HTTP address for /healthz /readyz /metrics /status /hooks/git");
+  cmd->add_option("--webhook-secret-file", flags->webhook_secret_file,
+                  std::string("File holding the webhook HMAC secret (else $") + kWebhookSecretEnv + ")");
+  cmd->add_option("--log-format", flags->log_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--git-token-file", flags->git.token_file, "HTTPS token for a URL source, in a file");
+  cmd->add_option("--git-token-env", flags->git.token_env, "…or the name of an environment variable holding it");
+  cmd->add_option("--git-username", flags->git.username, "Basic-auth user sent with the token");
+  cmd->add_option("--git-ssh-key", flags->git.ssh_key_file, "SSH private key file for ssh URLs");
+  cmd->add_option("--git-known-hosts", flags->git.ssh_known_hosts_file, "known_hosts file for ssh URLs");
+  AddCloudFlags(cmd, &flags->cloud);
+  cmd->callback([flags, &ctx] { ctx.exit_code = RunWatch(*flags); });
+}
+
+}  // namespace tpu::cli

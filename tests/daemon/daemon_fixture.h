@@ -56,7 +56,8 @@ inline apply::ExecuteOptions FastExecuteOptions() {
 // The emulator with clusters tpu-proj/us-central1-a/{c1,c2}, and a connection to it.
 class CloudFixture {
  public:
-  CloudFixture() : emulator_(FastEmulatorOptions()) {
+  explicit CloudFixture(sim::CloudEmulatorOptions emulator_options = FastEmulatorOptions())
+      : emulator_(std::move(emulator_options)) {
     Status s = emulator_.Start();
     EXPECT_TRUE(s.ok()) << s.ToString();
     for (const char* c : {"c1", "c2"}) EXPECT_TRUE(emulator_.EnsureCluster(kProject, kZone, c).ok());

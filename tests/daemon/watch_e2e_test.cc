@@ -248,5 +248,39 @@ TEST_F(WatchE2eTest, OneFileCommitInAHundredsOfFilesRepoParsesOneFile) {
   EXPECT_EQ(cloud_.emulator().counters().mutating_calls, 0);
 }
 
+// SIGTERM in the middle of an apply: exit 0 at once, and the next run finds
+// the operation left running, waits for it, and converges without duplicates.
+TEST(WatchE2eShutdownTest, SigtermDuringAnApplyExitsCleanlyAndTheNextRunConverges) {
+  TempDir tmp;
+  fs::path repo = tmp.path() / "repo";
+  InitRepo(repo);
+  WriteFile(repo / "deploy/tpu-proj/c1/cluster.yaml", ClusterYaml("c1"));
+  WriteFile(repo / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  const std::string head = CommitAll(repo, "two slices");
+  sim::CloudEmulatorOptions slow = FastEmulatorOptions();
+  slow.op_latency_ms = {{"default", 5}, {"CREATE_NODE_POOL", 3000}};
+  CloudFixture cloud(slow);
+  FakeMetadataServer metadata;
+  auto start = [&](const std::string& log) {
+    return std::make_unique<DaemonProcess>(std::vector<std::string>{"--repo", repo.string()},
+                                           (tmp.path() / log).string(), cloud.emulator().endpoint(),
+                                           metadata.host());
+  };
+  {
+    auto d = start("first.log");
+    ASSERT_TRUE(WaitUntil([&] { return !cloud.Pools("c1").empty(); })) << d->Log();
+    d->Signal(SIGTERM);
+    auto status = d->WaitExit();
+    ASSERT_TRUE(status.has_value()) << "still running after SIGTERM";
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << *status;
+  }
+  auto d = start("second.log");
+  ASSERT_TRUE(WaitUntil([&] {
+    json t = d->Target("tpu-proj/c1");
+    return t.is_object() && t["liveChips"] == 8 && t["state"] == "in-sync" && t["revision"] == head;
+  })) << d->Log();
+  EXPECT_EQ((cloud.Pools("c1")), (std::map<std::string, int>{{"train-0", 1}, {"train-1", 1}}));
+}
+
 }  // namespace
 }  // namespace tpu::daemon

@@ -327,5 +327,24 @@ TEST_F(ReconcilerTest, AFailingProjectBacksOffWithoutStoppingOthers) {
   EXPECT_EQ(Target(*r, "tpu-proj/c1").state, TargetState::kInSync);
 }
 
+TEST_F(ReconcilerTest, WorktreeModeAppliesUncommittedFiles) {
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  Commit("two slices");
+  auto repo = source::GitRepo::Open(dir().string());
+  ASSERT_TRUE(repo.ok());
+  WorktreeSource worktree(dir().string(), std::make_unique<source::GitRepo>(repo.value()));
+  Reconciler r(&worktree, flaky_.get(), &clock_, ReconcilerOptions{});
+  CycleReport report = r.RunOnce();
+  EXPECT_EQ(report.applied, 2);
+  EXPECT_EQ(report.revision.rfind("worktree@", 0), 0u) << report.revision;
+
+  // Saved, not committed: seen, and only that target re-planned.
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
+  report = r.RunOnce();
+  EXPECT_EQ(report.files_parsed, 1u);
+  EXPECT_EQ(report.planned_targets, std::vector<std::string>{"tpu-proj/c1"});
+  EXPECT_EQ(cloud_.Pools("c1").size(), 3u);
+}
+
 }  // namespace
 }  // namespace tpu::daemon

@@ -48,6 +48,15 @@ bool ParseDuration(const std::string& text, std::chrono::seconds* out) {
   return true;
 }
 
+KueueConfig KueueConfigFromPolicy(const manifest::KueuePolicy& policy) {
+  KueueConfig c;
+  c.cluster_queue = policy.cluster_queue;
+  c.cohort = policy.cohort;
+  c.hold = policy.hold_queue ? HoldPolicy::kHold : HoldPolicy::kNone;
+  if (!policy.wait_for_workloads) c.scale_down_timeout = std::chrono::seconds(0);
+  return c;
+}
+
 Result<KueueConfig> ParseKueueConfig(const nlohmann::json& spec) {
   if (!spec.is_object()) return Status::InvalidArgument("spec.kueue: expected a mapping");
   static const std::set<std::string> kKnown = {"clusterQueue", "cohort", "resource", "flavorName",

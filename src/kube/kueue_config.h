@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "manifest/types.h"
 
 namespace tpu::kube {
 
@@ -40,6 +41,11 @@ struct KueueConfig {
 
 // Errors name the field: "spec.kueue.mode: expected declared or ready, got \"x\"".
 Result<KueueConfig> ParseKueueConfig(const nlohmann::json& spec_kueue);
+
+// From the loader's typed KueuePolicy (its subset of spec.kueue): queue or
+// cohort; wait_for_workloads=false proceeds at once; hold_queue sets Hold.
+// Everything else keeps its default.
+KueueConfig KueueConfigFromPolicy(const manifest::KueuePolicy& policy);
 
 // "90s", "15m", "1h", "1h30m"; false when malformed.
 bool ParseDuration(const std::string& text, std::chrono::seconds* out);

@@ -38,5 +38,16 @@ TEST(KueueConfigTest, Errors) {
   EXPECT_EQ(msg(R"({"clusterQueue":"a","queue":"x"})"), "spec.kueue.queue: unknown field");
 }
 
+TEST(KueueConfigTest, FromTheLoadersPolicy) {
+  manifest::KueuePolicy p;
+  p.cohort = "all-tpus";
+  p.wait_for_workloads = false;
+  p.hold_queue = true;
+  KueueConfig c = KueueConfigFromPolicy(p);
+  EXPECT_EQ(c.queue_name(), "all-tpus");
+  EXPECT_EQ(c.hold, HoldPolicy::kHold);
+  EXPECT_EQ(c.scale_down_timeout, std::chrono::seconds(0));
+}
+
 }  // namespace
 }  // namespace tpu::kube

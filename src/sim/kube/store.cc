@@ -183,7 +183,7 @@ void Store::Record(const ResourceType& type, const std::string& ns, const std::s
 }
 
 // Finishes a write: server-set metadata, a new version, the watch event.
-Reply Store::Store_(const ResourceType& type, const std::string& ns, json obj,
+Reply Store::Commit(const ResourceType& type, const std::string& ns, json obj,
                     const json* before, const WriteContext& w) {
   json& meta = obj["metadata"];
   const std::string name = meta["name"];
@@ -246,7 +246,7 @@ Reply Store::Create(const ResourceType& type, const std::string& ns, json obj,
   RecordUpdate(entries, nullptr, obj, {w.field_manager, type.ApiVersion(), "", Now()},
                type.list_types);
   WriteManagedFields(obj, entries);
-  return Store_(type, ns, std::move(obj), nullptr, w);
+  return Commit(type, ns, std::move(obj), nullptr, w);
 }
 
 Reply Store::Update(const ResourceType& type, const std::string& ns, const std::string& name,
@@ -266,7 +266,7 @@ Reply Store::Update(const ResourceType& type, const std::string& ns, const std::
   RecordUpdate(entries, before, next, {w.field_manager, type.ApiVersion(), w.subresource, Now()},
                type.list_types);
   WriteManagedFields(next, entries);
-  return Store_(type, ns, std::move(next), &before, w);
+  return Commit(type, ns, std::move(next), &before, w);
 }
 
 Reply Store::MergePatch(const ResourceType& type, const std::string& ns, const std::string& name,
@@ -345,7 +345,7 @@ Reply Store::Apply(const ResourceType& type, const std::string& ns, const std::s
   json next = std::move(result.object);
   next["metadata"]["name"] = name;
   WriteManagedFields(next, entries);
-  return Store_(type, ns, std::move(next), exists ? &before : nullptr, w);
+  return Commit(type, ns, std::move(next), exists ? &before : nullptr, w);
 }
 
 Reply Store::Delete(const ResourceType& type, const std::string& ns, const std::string& name) {

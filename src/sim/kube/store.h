@@ -88,7 +88,7 @@ class Store {
     WatchEvent event;
   };
 
-  Reply Store_(const ResourceType& type, const std::string& ns, json obj, const json* before,
+  Reply Commit(const ResourceType& type, const std::string& ns, json obj, const json* before,
                const WriteContext& w);
   Reply CheckNamespace(const ResourceType& type, const std::string& ns);
   void Record(const ResourceType& type, const std::string& ns, const std::string& event_type,

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "catalog/catalog.h"
+#include "daemon/target_report.h"
 #include "plan/planner.h"
 
 namespace tpu::daemon {
@@ -15,40 +15,8 @@ namespace {
 const double kDurationBuckets[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
 
 std::string ProjectOf(const std::string& key) { return key.substr(0, key.find('/')); }
-std::string ClusterOf(const std::string& key) {
-  size_t slash = key.find('/');
-  return slash == std::string::npos ? "" : key.substr(slash + 1);
-}
-
-int DeclaredChips(const manifest::Target& t) {
-  int chips = 0;
-  for (const auto& p : t.pools) chips += p.shape.chips * p.slices;
-  for (const auto& g : t.groups)
-    if (g.shape) chips += g.shape->chips;
-  return chips;
-}
-
-bool Owned(const std::optional<cloud::StringMap>& labels) {
-  if (!labels) return false;
-  auto it = labels->find(cloud::kManagedLabel);
-  return it != labels->end() && it->second == "true";
-}
 
 }  // namespace
-
-const char* TargetStateName(TargetState s) {
-  switch (s) {
-    case TargetState::kInSync: return "in-sync";
-    case TargetState::kPending: return "pending";
-    case TargetState::kBlocked: return "blocked";
-    case TargetState::kRefused: return "refused";
-    case TargetState::kSuspended: return "suspended";
-    case TargetState::kFailed: return "failed";
-    case TargetState::kWaitingForCapacity: return "waiting-for-capacity";
-    case TargetState::kInterrupted: return "interrupted";
-  }
-  return "unknown";
-}
 
 Reconciler::Reconciler(RevisionSource* source, CloudPort* cloud, const Clock* clock,
                        ReconcilerOptions options)
@@ -144,26 +112,6 @@ void Reconciler::RecordFailure(TargetReport& r, const std::string& error, TimePo
   // The first error of a run of failures is kept: later ones are often its echo.
   if (r.last_error.empty()) r.last_error = error;
   r.errors = {error};
-}
-
-int Reconciler::LiveChips(const std::string& key, const manifest::Target* declared) const {
-  auto it = live_.projects.find(ProjectOf(key));
-  if (it == live_.projects.end()) return 0;
-  const std::string cluster = ClusterOf(key);
-  int chips = 0;
-  for (const auto& c : it->second.clusters) {
-    if (c.name != cluster) continue;
-    for (const auto& p : c.node_pools)
-      if (Owned(p.resource_labels)) chips += catalog::ChipsPerVm(p.machine_type) * p.node_count;
-  }
-  if (declared) {
-    // Compute objects carry no cluster: count the MIGs this target declares.
-    for (const auto& g : declared->groups)
-      for (const auto& mig : it->second.instance_group_managers)
-        if (mig.name == g.name && g.shape && g.shape->vms > 0)
-          chips += g.shape->chips / g.shape->vms * mig.target_size;
-  }
-  return chips;
 }
 
 void Reconciler::FinishCycle(CycleReport& report, TimePoint start) {
@@ -399,21 +347,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
       r.key = t.key;
       r.revision = rev.id;
       r.vanished = t.vanished;
-      r.last_plan = plan::Summary{};
-      r.last_plan_actions.clear();
-      for (const auto& a : t.actions) {
-        if (a.changes_something()) ++r.last_plan_actions[plan::ActionKindName(a.kind)];
-        switch (a.kind) {
-          case plan::ActionKind::kCreate: ++r.last_plan.create; break;
-          case plan::ActionKind::kUpdate:
-          case plan::ActionKind::kResize: ++r.last_plan.update; break;
-          case plan::ActionKind::kReplace: ++r.last_plan.replace; break;
-          case plan::ActionKind::kDelete: ++r.last_plan.remove; break;
-          case plan::ActionKind::kNoop: ++r.last_plan.noop; break;
-        }
-        r.last_plan.chips_created += a.blast.chips_created;
-        r.last_plan.chips_destroyed += a.blast.chips_destroyed;
-      }
+      SummarizePlan(t, &r);
       auto d = declared.find(t.key);
       const manifest::Target* target = d == declared.end() ? nullptr : d->second;
       r.declared_chips = target ? DeclaredChips(*target) : 0;
@@ -487,7 +421,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
         it = reports_.erase(it);
       } else {
         auto d = declared.find(it->first);
-        it->second.live_chips = LiveChips(it->first, d == declared.end() ? nullptr : d->second);
+        it->second.live_chips = LiveChips(live_, it->first, d == declared.end() ? nullptr : d->second);
         ++it;
       }
     }

@@ -94,7 +94,6 @@ class Reconciler {
   std::map<std::string, Status> RefreshProjects(const std::vector<std::string>& projects,
                                                 std::vector<cloud::Operation>* running);
   void RecordFailure(TargetReport& r, const std::string& error, TimePoint now, bool capacity);
-  int LiveChips(const std::string& key, const manifest::Target* declared) const;
   void FinishCycle(CycleReport& report, TimePoint start);
 
   RevisionSource* source_;

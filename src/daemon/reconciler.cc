@@ -28,7 +28,8 @@ Reconciler::Reconciler(RevisionSource* source, CloudPort* cloud, const Clock* cl
 }
 
 TimePoint Reconciler::NextDue() const {
-  if (!initialized_ || force_full_next_) return clock_->Now();
+  if (force_full_next_) return clock_->Now();
+  if (!initialized_) return std::max(clock_->Now(), source_retry_at_);
   TimePoint due = next_drift_;
   if (auto retry = backoff_.NextRetry()) due = std::min(due, *retry);
   return due;
@@ -139,6 +140,10 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   auto fail = [&](const Status& s) {
     report.ran = true;
     report.error = s;
+    // Before a first reconcile NextDue() would say "now" forever: retry on
+    // the backoff's first delay instead (inotify, a poll or a webhook may
+    // wake the loop sooner).
+    if (!initialized_) source_retry_at_ = now + options_.backoff.initial;
     {
       std::lock_guard<std::mutex> lock(mu_);
       status_.last_error = s.ToString();

@@ -107,6 +107,7 @@ class Reconciler {
   bool initialized_ = false;
   bool force_full_next_ = false;
   TimePoint next_drift_{};
+  TimePoint source_retry_at_{};  // no revision could be read yet: try again then
   cloud::LiveState live_;
   std::set<std::string> stale_projects_;  // mutated by us since their last refresh
   std::set<std::string> known_projects_;  // every project ever seen (vanished targets)

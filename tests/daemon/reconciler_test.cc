@@ -346,5 +346,21 @@ TEST_F(ReconcilerTest, WorktreeModeAppliesUncommittedFiles) {
   EXPECT_EQ(cloud_.Pools("c1").size(), 3u);
 }
 
+TEST_F(ReconcilerTest, NoRevisionYetIsRetriedOnTheBackoffNotAtOnce) {
+  auto r = Make();  // the repository has no commit yet
+  CycleReport report = r->RunOnce();
+  EXPECT_FALSE(report.error.ok());
+  EXPECT_FALSE(r->Snapshot().ready);
+  EXPECT_NE(r->Snapshot().last_error, "");
+  EXPECT_EQ(r->NextDue(), clock_.Now() + 10s);
+
+  const std::string first = Commit("first");
+  report = r->RunOnce();
+  EXPECT_TRUE(report.error.ok()) << report.error.ToString();
+  EXPECT_TRUE(r->Snapshot().ready);
+  EXPECT_EQ(r->Snapshot().last_error, "");
+  EXPECT_EQ(r->Snapshot().last_applied_revision, first);
+}
+
 }  // namespace
 }  // namespace tpu::daemon

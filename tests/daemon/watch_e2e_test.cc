@@ -160,6 +160,33 @@ TEST_F(WatchE2eTest, ForcePushIsReported) {
   EXPECT_NE(d->Get("/metrics")->body.find("tpu_provisioner_history_rewrites_total 1"), std::string::npos);
 }
 
+TEST_F(WatchE2eTest, RefuseHistoryRewriteHoldsUntilSighup) {
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
+  const std::string a = CommitAll(repo_, "a");
+  auto d = Start({"--repo", repo_.string(), "--refuse-history-rewrite"});
+  ASSERT_TRUE(WaitTarget(*d, a, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 4; }));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  const std::string b = CommitAll(repo_, "b");
+  ASSERT_TRUE(WaitTarget(*d, b, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
+
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
+  Git(repo_, "add -A");
+  const std::string tree = Git(repo_, "write-tree");
+  const std::string c = Git(repo_, "commit-tree " + tree + " -p " + a + " -m rewritten");
+  Git(repo_, "reset -q --hard " + c);
+  ASSERT_TRUE(WaitUntil([&] {
+    json s = d->Status();
+    return s.is_object() && s["historyRewrite"].is_object() && s["historyRewrite"]["to"] == c &&
+           s["historyRewrite"]["held"] == true;
+  })) << d->Status().dump(2);
+  EXPECT_EQ(d->Status()["revision"], b);
+  EXPECT_EQ(cloud_.Pools("c1").size(), 2u);
+
+  d->Signal(SIGHUP);  // accept the rewrite
+  ASSERT_TRUE(WaitTarget(*d, c, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 12; }))
+      << d->Log();
+}
+
 TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
   // A bare "remote" the daemon clones, fed from the checkout by git push.
   fs::path origin = tmp_.path() / "origin.git";

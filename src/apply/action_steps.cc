@@ -93,6 +93,7 @@ Result<std::vector<Step>> PoolSteps(const plan::Action& a, const plan::TargetPla
             u.resource_labels = want.resource_labels;
             u.tags = want.tags;
             u.node_version = want.version;
+            u.image_type = want.image_type;
             steps.push_back(PoolCall("update node pool", ref,
                                      [c, ref, u] { return c.gke->UpdateNodePool(ref, u); }));
             break;

@@ -1,0 +1,90 @@
+// Cloud flags and the cloud session (see cloud_setup.h).
+#include "cli/cloud_setup.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+namespace tpu::cli {
+
+void AddCloudFlags(CLI::App* cmd, CloudFlags* f) {
+  cmd->add_option("--cloud", f->cloud,
+                  "gcp (default), or sim[:STATEFILE] for the embedded emulator (state kept in "
+                  "STATEFILE between runs)");
+  cmd->add_option("--gke-endpoint", f->gke_endpoint,
+                  "GKE API root (default https://container.googleapis.com/; env "
+                  "CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER)");
+  cmd->add_option("--compute-endpoint", f->compute_endpoint,
+                  "Compute API root (default https://compute.googleapis.com/; env "
+                  "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE)");
+  cmd->add_option("--sim-config", f->sim_config,
+                  "With --cloud sim: emulator config JSON (operation latencies, capacity, faults)");
+  cmd->add_flag("--insecure-skip-tls-verify", f->insecure_skip_tls_verify,
+                "Do not verify TLS certificates (logged as a warning; for test endpoints only)");
+}
+
+std::string SimClusterLocation(const manifest::Target& target) {
+  if (target.policy.location && !target.policy.location->empty()) return *target.policy.location;
+  for (const auto& p : target.pools) {
+    auto dash = p.location.rfind('-');
+    if (dash != std::string::npos && dash > 0) return p.location.substr(0, dash);
+  }
+  return "us-central1";
+}
+
+CloudSession::~CloudSession() {
+  connection_.reset();
+  if (emulator_) emulator_->Stop();
+}
+
+Result<std::unique_ptr<CloudSession>> CloudSession::Open(const CloudFlags& flags,
+                                                         const manifest::Repo& repo) {
+  std::unique_ptr<CloudSession> session(new CloudSession());
+  cloud::CloudOptions options;
+  options.endpoints.container = flags.gke_endpoint;
+  options.endpoints.compute = flags.compute_endpoint;
+  options.transport.insecure = flags.insecure_skip_tls_verify;
+
+  if (flags.cloud == "sim" || flags.cloud.rfind("sim:", 0) == 0) {
+    sim::CloudEmulatorConfig config;
+    if (!flags.sim_config.empty()) {
+      std::ifstream in(flags.sim_config);
+      if (!in) return Status::NotFound("--sim-config " + flags.sim_config + ": cannot read");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      auto parsed = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_discarded())
+        return Status::InvalidArgument("--sim-config " + flags.sim_config + ": not JSON");
+      auto c = sim::CloudEmulatorConfigFromJson(parsed);
+      if (!c.ok()) return c.status().WithContext("--sim-config " + flags.sim_config);
+      config = std::move(c.value());
+    }
+    if (flags.cloud.size() > 4) config.options.state_file = flags.cloud.substr(4);
+    config.options.port = 0;
+    session->emulator_ = std::make_unique<sim::CloudEmulator>(config.options);
+    Status s = session->emulator_->Start();
+    if (!s.ok()) return s.WithContext("starting the embedded emulator");
+    for (const auto& c : config.clusters) {
+      s = session->emulator_->EnsureCluster(c.project, c.location, c.name);
+      if (!s.ok()) return s;
+    }
+    for (const auto& t : repo.targets) {
+      s = session->emulator_->EnsureCluster(t.project, SimClusterLocation(t), t.cluster);
+      if (!s.ok()) return s.WithContext("creating cluster " + t.Key() + " in the emulator");
+    }
+    std::string root = session->emulator_->endpoint() + "/";
+    options.endpoints.container = root;
+    options.endpoints.compute = root;
+    options.access_token = "sim-token";
+    spdlog::debug("embedded emulator at {}", root);
+  } else if (flags.cloud != "gcp") {
+    return Status::InvalidArgument("--cloud " + flags.cloud + ": expected gcp, sim or sim:STATEFILE");
+  }
+  auto connection = cloud::CloudConnection::Open(options);
+  if (!connection.ok()) return connection.status();
+  session->connection_ = std::move(connection.value());
+  return session;
+}
+
+}  // namespace tpu::cli

@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # The quickstart: installs what is missing, builds, and runs tpu-provisioner on
-# example-project/.
+# example-project/ against the embedded cloud emulator: validate, then
+# plan → apply → plan (the last one reports no changes). The emulator keeps its
+# state in $BUILD_DIR/quickstart-sim.json between the commands and starts empty
+# each time the quickstart runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-bin=${BUILD_DIR:-build}/bin/tpu-provisioner
+BUILD_DIR=${BUILD_DIR:-build}
+bin=$BUILD_DIR/bin/tpu-provisioner
+state=$BUILD_DIR/quickstart-sim.json
+rm -f "$state"
+# Operations take 0.5 s in the emulator, so the apply shows its lanes at work.
+echo '{"opLatencyMs":{"default":500}}' >"$BUILD_DIR/quickstart-sim-config.json"
+sim=(--cloud "sim:$state" --sim-config "$BUILD_DIR/quickstart-sim-config.json")
 set -x
-"$bin" catalog
+"$bin" catalog --accelerator v5e
 "$bin" validate --repo example-project
+"$bin" plan --repo example-project "${sim[@]}"
+"$bin" apply --repo example-project "${sim[@]}" --auto-approve --poll-initial-ms 200 --poll-max-ms 1000
+"$bin" plan --repo example-project "${sim[@]}" --detailed-exitcode

@@ -23,6 +23,7 @@
 #include "manifest/loader.h"
 #include "plan/desired.h"
 #include "plan/plan_json.h"
+#include "metadata_server.h"
 #include "sim/cloud_emulator.h"
 
 namespace tpu::plan {
@@ -31,30 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A GCE metadata server that hands out one token.
-class MetadataServer {
- public:
-  MetadataServer() {
-    server_.Get("/computeMetadata/v1/instance/service-accounts/default/token",
-                [](const httplib::Request&, httplib::Response& res) {
-                  res.set_content(R"({"access_token":"e2e-token","expires_in":3600,"token_type":"Bearer"})",
-                                  "application/json");
-                });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  ~MetadataServer() {
-    while (!server_.is_running()) std::this_thread::yield();
-    server_.stop();
-    thread_.join();
-  }
-  std::string host() const { return "127.0.0.1:" + std::to_string(port_); }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
+using tpu::test_support::MetadataServer;
 
 struct BinaryRun {
   int exit_code = -1;

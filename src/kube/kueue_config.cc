@@ -53,6 +53,10 @@ KueueConfig KueueConfigFromPolicy(const manifest::KueuePolicy& policy) {
   c.cluster_queue = policy.cluster_queue;
   c.cohort = policy.cohort;
   c.hold = policy.hold_queue ? HoldPolicy::kHold : HoldPolicy::kNone;
+  if (policy.ready_mode) c.mode = QuotaMode::kReady;
+  if (!policy.flavor_name.empty()) c.flavor_name = policy.flavor_name;
+  // The schema checked the spelling; an unparsable value keeps the default.
+  if (!policy.scale_down_timeout.empty()) ParseDuration(policy.scale_down_timeout, &c.scale_down_timeout);
   if (!policy.wait_for_workloads) c.scale_down_timeout = std::chrono::seconds(0);
   return c;
 }

@@ -42,9 +42,10 @@ struct KueueConfig {
 // Errors name the field: "spec.kueue.mode: expected declared or ready, got \"x\"".
 Result<KueueConfig> ParseKueueConfig(const nlohmann::json& spec_kueue);
 
-// From the loader's typed KueuePolicy (its subset of spec.kueue): queue or
-// cohort; wait_for_workloads=false proceeds at once; hold_queue sets Hold.
-// Everything else keeps its default.
+// From the loader's typed KueuePolicy (the spec.kueue the Cluster schema
+// accepts): queue or cohort, mode, flavorName, scaleDownTimeout;
+// waitForWorkloads=false proceeds at once; holdQueue sets Hold. Everything
+// else keeps its default.
 KueueConfig KueueConfigFromPolicy(const manifest::KueuePolicy& policy);
 
 // "90s", "15m", "1h", "1h30m"; false when malformed.

@@ -126,6 +126,9 @@ void DecodeCluster(DocReader& r, ClusterPolicy* out) {
     kueue.cohort = r.Str(k, "cohort").value_or("");
     kueue.wait_for_workloads = r.Bool(k, "waitForWorkloads").value_or(true);
     kueue.hold_queue = r.Bool(k, "holdQueue").value_or(false);
+    kueue.ready_mode = r.Str(k, "mode").value_or("declared") == "ready";
+    kueue.flavor_name = r.Str(k, "flavorName").value_or("");
+    kueue.scale_down_timeout = r.Str(k, "scaleDownTimeout").value_or("");
     if (kueue.cluster_queue.empty() == kueue.cohort.empty() && !r.Bad("spec.kueue.clusterQueue") &&
         !r.Bad("spec.kueue.cohort"))
       r.Error(spec, "kueue", "spec.kueue", "expected exactly one of clusterQueue or cohort (where the quota goes)");

@@ -44,7 +44,10 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
             "clusterQueue": {"type": "string", "minLength": 1},
             "cohort": {"type": "string", "minLength": 1},
             "waitForWorkloads": {"type": "boolean"},
-            "holdQueue": {"type": "boolean"}
+            "holdQueue": {"type": "boolean"},
+            "mode": {"enum": ["declared", "ready"], "description": "quota = what git declares (declared), or min(declared, chips on Ready nodes of the declared pools) (ready)"},
+            "flavorName": {"type": "string", "pattern": "\\{topology\\}", "description": "ResourceFlavor name template: {accelerator}, {generation}, {topology}; default {accelerator}-{topology}"},
+            "scaleDownTimeout": {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "minLength": 2, "description": "how long a scale-down waits for admitted workloads before it proceeds anyway (default 1h)"}
           }
         }
       }

@@ -147,6 +147,9 @@ struct KueuePolicy {
   std::string cohort;
   bool wait_for_workloads = true;  // wait for admitted workloads before shrinking
   bool hold_queue = false;         // hold the queue (stopPolicy: Hold) while waiting
+  bool ready_mode = false;         // mode: ready (quota follows Ready nodes), else declared
+  std::string flavor_name;         // ResourceFlavor name template; "" = the default
+  std::string scale_down_timeout;  // "30m"; "" = the default (1h)
 };
 
 // kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.

@@ -47,6 +47,18 @@ TEST(KueueConfigTest, FromTheLoadersPolicy) {
   EXPECT_EQ(c.queue_name(), "all-tpus");
   EXPECT_EQ(c.hold, HoldPolicy::kHold);
   EXPECT_EQ(c.scale_down_timeout, std::chrono::seconds(0));
+  EXPECT_EQ(c.mode, QuotaMode::kDeclared);
+
+  manifest::KueuePolicy ready;
+  ready.cluster_queue = "tpu-queue";
+  ready.ready_mode = true;
+  ready.flavor_name = "{generation}-{topology}";
+  ready.scale_down_timeout = "1m30s";
+  KueueConfig r = KueueConfigFromPolicy(ready);
+  EXPECT_EQ(r.mode, QuotaMode::kReady);
+  EXPECT_EQ(r.flavor_name, "{generation}-{topology}");
+  EXPECT_EQ(r.scale_down_timeout, std::chrono::seconds(90));
+  EXPECT_EQ(r.hold, HoldPolicy::kNone);
 }
 
 }  // namespace

@@ -134,6 +134,11 @@ void DecodeCluster(DocReader& r, ClusterPolicy* out) {
       r.Error(spec, "kueue", "spec.kueue", "expected exactly one of clusterQueue or cohort (where the quota goes)");
     out->kueue = kueue;
   }
+  if (const YamlNode* d = r.Map(spec, "demand")) {
+    DemandPolicy demand;
+    DecodeDemand(r, d, &demand);
+    out->demand = std::move(demand);
+  }
 }
 
 }  // namespace tpu::manifest

@@ -54,5 +54,7 @@ Annotations ReadAnnotations(DocReader& r, const YamlNode* metadata);
 void DecodePool(DocReader& r, TPUNodePool* out);
 void DecodeGroup(DocReader& r, TPUNodeGroup* out);
 void DecodeCluster(DocReader& r, ClusterPolicy* out);
+// spec.demand of a Cluster (decode_demand.cc).
+void DecodeDemand(DocReader& r, const YamlNode* demand, DemandPolicy* out);
 
 }  // namespace tpu::manifest

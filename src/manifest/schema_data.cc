@@ -49,6 +49,24 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
             "flavorName": {"type": "string", "pattern": "\\{topology\\}", "description": "ResourceFlavor name template: {accelerator}, {generation}, {topology}; default {accelerator}-{topology}"},
             "scaleDownTimeout": {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "minLength": 2, "description": "how long a scale-down waits for admitted workloads before it proceeds anyway (default 1h)"}
           }
+        },
+        "demand": {
+          "type": "object",
+          "description": "node pools created for JobSets' unschedulable leader pods (the TPU Provisioner's behaviour); owned by the workload, never pruned by git",
+          "required": ["accelerators", "maxChips"],
+          "additionalProperties": false,
+          "properties": {
+            "enabled": {"type": "boolean", "description": "default true when spec.demand is present"},
+            "accelerators": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}, "description": "accelerator labels or aliases that may be provisioned (tpu-v6e-slice, v5p, …)"},
+            "topologies": {"type": "array", "items": {"type": "string", "pattern": "^[0-9]+x[0-9]+(x[0-9]+)?$"}, "description": "allowed topologies; absent = any topology valid for the accelerator"},
+            "capacityTypes": {"type": "array", "minItems": 1, "items": {"enum": ["on-demand", "spot", "reservation"]}, "description": "default [on-demand]"},
+            "maxChips": {"type": "integer", "minimum": 0, "description": "chips in demand-driven pools of this cluster, at most"},
+            "maxChipsPerNamespace": {"type": "integer", "minimum": 0, "description": "chips in demand-driven pools per pod namespace, at most (default maxChips)"},
+            "gracePeriod": {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "minLength": 2, "description": "how long pools outlive their JobSet's completion, failure or deletion (default 5m); a restart within it keeps them"},
+            "zone": {"type": "string", "pattern": "^[a-z]+-[a-z]+[0-9]+-[a-z]$", "description": "node zone; default the cluster's location when it is a zone"},
+            "serviceAccount": {"type": "string", "minLength": 1, "description": "node service account"},
+            "nodeLabels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "extra Kubernetes labels on the nodes"}
+          }
         }
       }
     }

@@ -152,6 +152,21 @@ struct KueuePolicy {
   std::string scale_down_timeout;  // "30m"; "" = the default (1h)
 };
 
+// spec.demand of a Cluster (DESIGN.md §8): what may be provisioned for JobSets'
+// unschedulable leader pods (node pools owned by the workload, not by git).
+struct DemandPolicy {
+  bool enabled = true;
+  std::vector<std::string> accelerators;  // GKE accelerator labels (aliases resolved); required
+  std::vector<std::string> topologies;    // allowed topologies; empty = any valid one
+  std::vector<CapacityType> capacity_types = {CapacityType::kOnDemand};
+  int max_chips = 0;                      // in demand-driven pools, whole cluster
+  std::optional<int> max_chips_per_namespace;
+  int grace_period_seconds = 300;         // gracePeriod: wait after a JobSet finishes
+  std::string zone;                       // node zone; "" = the cluster's location when a zone
+  std::string service_account;            // node service account; "" = GKE's default
+  StringMap node_labels;                  // extra Kubernetes node labels
+};
+
 // kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.
 struct ClusterPolicy {
   std::optional<std::string> location;  // found by listing when absent
@@ -160,6 +175,7 @@ struct ClusterPolicy {
   ReplaceStrategy replace_strategy = ReplaceStrategy::kDeleteBeforeCreate;
   bool suspend = false;
   std::optional<KueuePolicy> kueue;
+  std::optional<DemandPolicy> demand;
   bool declared = false;  // a cluster.yaml exists
   SourceLocation where;
 };

@@ -1,0 +1,92 @@
+// DecodeDemand: a Cluster's spec.demand → DemandPolicy (DESIGN.md §8), with the
+// checks the schema cannot make: accelerators the catalog knows (aliases become
+// GKE labels), topologies valid for at least one allowed accelerator, the
+// grace period as seconds.
+#include <algorithm>
+
+#include "catalog/catalog.h"
+#include "manifest/decode_util.h"
+
+namespace tpu::manifest {
+namespace {
+
+// "1h30m", "90s", "5m" → seconds; nullopt when malformed (the schema's pattern
+// already reported it).
+std::optional<int> ParseSeconds(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  int total = 0, n = 0;
+  bool digits = false;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') {
+      n = n * 10 + (c - '0');
+      digits = true;
+      if (n > 1'000'000) return std::nullopt;
+    } else if (digits && (c == 'h' || c == 'm' || c == 's')) {
+      total += n * (c == 'h' ? 3600 : c == 'm' ? 60 : 1);
+      n = 0;
+      digits = false;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (digits) return std::nullopt;
+  return total;
+}
+
+std::optional<CapacityType> CapacityTypeNamed(const std::string& s) {
+  if (s == "on-demand") return CapacityType::kOnDemand;
+  if (s == "spot") return CapacityType::kSpot;
+  if (s == "reservation") return CapacityType::kReservation;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void DecodeDemand(DocReader& r, const YamlNode* d, DemandPolicy* out) {
+  out->enabled = r.Bool(d, "enabled").value_or(true);
+  const YamlNode* accs = r.Node(d, "accelerators");
+  if (accs && accs->type == YamlNode::Type::kSeq && !r.Bad("spec.demand.accelerators")) {
+    for (size_t i = 0; i < accs->count; ++i) {
+      const YamlNode& v = r.doc().item(*accs, i);
+      const catalog::Generation* gen = catalog::FindGeneration(v.text);
+      if (!gen) {
+        r.ErrorAt(v, "spec.demand.accelerators[" + std::to_string(i) + "]",
+                  catalog::ResolveShape(v.text, "").status().message());
+        continue;
+      }
+      out->accelerators.push_back(gen->accelerator);
+    }
+  }
+  const YamlNode* topos = r.Node(d, "topologies");
+  if (topos && topos->type == YamlNode::Type::kSeq && !r.Bad("spec.demand.topologies")) {
+    for (size_t i = 0; i < topos->count; ++i) {
+      const YamlNode& v = r.doc().item(*topos, i);
+      bool valid = out->accelerators.empty() ||
+                   std::any_of(out->accelerators.begin(), out->accelerators.end(),
+                               [&](const std::string& a) { return catalog::ResolveShape(a, v.text).ok(); });
+      if (!valid) {
+        r.ErrorAt(v, "spec.demand.topologies[" + std::to_string(i) + "]",
+                  "topology " + v.text + " is not valid for any of the allowed accelerators");
+        continue;
+      }
+      out->topologies.push_back(v.text);
+    }
+  }
+  if (auto caps = r.List(d, "capacityTypes")) {
+    out->capacity_types.clear();
+    for (const auto& c : *caps)
+      if (auto t = CapacityTypeNamed(c)) out->capacity_types.push_back(*t);
+  }
+  out->max_chips = r.Int(d, "maxChips").value_or(0);
+  out->max_chips_per_namespace = r.Int(d, "maxChipsPerNamespace");
+  if (auto g = r.Str(d, "gracePeriod"); g && !r.Bad("spec.demand.gracePeriod")) {
+    if (auto secs = ParseSeconds(*g)) out->grace_period_seconds = *secs;
+    else r.Error(d, "gracePeriod", "spec.demand.gracePeriod", "expected a duration such as 10m or 1h30m, got " + *g);
+  }
+  out->zone = r.Str(d, "zone").value_or("");
+  out->service_account = r.Str(d, "serviceAccount").value_or("");
+  if (auto labels = r.Strings(d, "nodeLabels")) out->node_labels = *labels;
+  CheckLabels(r, r.Node(d, "nodeLabels"), "spec.demand.nodeLabels");
+}
+
+}  // namespace tpu::manifest

@@ -37,6 +37,8 @@ void DaemonLoop::RequestReload() {
   waiter_->Wake();
 }
 
+void DaemonLoop::RequestWake() { waiter_->Wake(); }
+
 std::map<std::string, uint64_t> DaemonLoop::FetchCounts() const {
   std::lock_guard<std::mutex> lock(mu_);
   return fetches_;

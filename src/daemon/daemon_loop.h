@@ -40,6 +40,9 @@ class DaemonLoop {
   void RequestStop();
   void RequestFetch();
   void RequestReload();
+  // Runs a reconcile soon (demand_hook.h, Kubernetes watches): the pass asks
+  // its hooks what is due.
+  void RequestWake();
 
   std::map<std::string, uint64_t> FetchCounts() const;
 

@@ -24,6 +24,7 @@ enum class TargetState {
   kFailed,              // an apply or refresh failed; retried with backoff
   kWaitingForCapacity,  // a stockout; retried on a slower clock
   kInterrupted,         // the apply was cancelled (shutdown); the next run resumes
+  kWaitingForWorkloads, // a scale-down held until admitted Kueue workloads fit
 };
 const char* TargetStateName(TargetState s);  // "in-sync", "pending", …
 
@@ -42,6 +43,47 @@ struct TargetReport {
   bool vanished = false;     // directory removed; owned resources remain
 };
 
+// One flavor of the Kueue quota this daemon keeps (kube/quota.h).
+struct FlavorQuotaStatus {
+  std::string flavor;
+  std::string accelerator;
+  std::string topology;
+  int64_t declared_chips = 0;  // what git declares
+  int64_t ready_chips = 0;     // on Ready, schedulable nodes of those pools
+  int64_t nominal_quota = 0;   // what was written (declared, or min(declared, ready))
+};
+
+// A delete or shrink the scale-down gate holds (kube/scale_down.h).
+struct ScaleDownWait {
+  std::string target;
+  std::vector<std::string> pools;
+  std::string message;
+  double waited_seconds = 0;
+};
+
+// Quota that follows capacity, in the one Kubernetes cluster the daemon talks to.
+struct KueueStatus {
+  bool enabled = false;     // Kubernetes access configured
+  std::string target;       // the target whose Cluster.spec.kueue this cluster follows
+  std::string queue;        // "ClusterQueue/tpu-queue" or "Cohort/all-tpus"
+  std::string mode;         // "declared" | "ready"
+  std::string api_version;  // "kueue.x-k8s.io/v1beta2"
+  std::vector<FlavorQuotaStatus> flavors;
+  std::vector<ScaleDownWait> scale_down_waits;
+  std::string last_error;   // of the latest sync or gate check; "" when it worked
+  uint64_t syncs = 0;
+  uint64_t sync_errors = 0;
+  uint64_t queue_writes = 0;  // syncs that changed the queue
+};
+
+// Leader election (--leader-elect): filled in by cmd_watch from the elector.
+struct LeaderStatus {
+  bool enabled = false;
+  bool leader = true;     // without election, every replica acts
+  std::string identity;
+  std::string lease;      // "namespace/name"
+};
+
 struct HistoryRewrite {
   std::string from;  // the commit applied before
   std::string to;    // the new head, not a descendant of `from`
@@ -58,6 +100,8 @@ struct DaemonStatus {
   std::vector<std::string> repo_errors;  // manifest errors outside any target
   std::optional<HistoryRewrite> history_rewrite;  // the latest one seen
   std::vector<TargetReport> targets;  // sorted by key
+  KueueStatus kueue;
+  LeaderStatus leader;
 
   // Counters over the daemon's life, for /metrics.
   uint64_t reconciles = 0;

@@ -32,6 +32,8 @@ TimePoint Reconciler::NextDue() const {
   if (!initialized_) return std::max(clock_->Now(), source_retry_at_);
   TimePoint due = next_drift_;
   if (auto retry = backoff_.NextRetry()) due = std::min(due, *retry);
+  if (options_.demand) due = std::min(due, options_.demand->NextDue());
+  if (options_.kueue) due = std::min(due, next_kueue_sync_);
   return due;
 }
 
@@ -189,15 +191,26 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   TreeSignatures signatures = ComputeSignatures(*rev.tree);
   std::map<std::string, const manifest::Target*> declared;
   for (const auto& t : repo.targets) declared[t.Key()] = &t;
+  // Copied before demand-driven pools join: quota follows what git declares.
+  const std::optional<manifest::Target> kueue_target =
+      options_.kueue ? KueueTarget(repo) : std::nullopt;
 
   const bool full = force_full || force_full_next_ || !initialized_ || now >= next_drift_;
   std::set<std::string> selected;
+  // Asked every pass (the hook forgets what it reported); a drift check
+  // plans every target anyway.
+  const std::set<std::string> demand_due =
+      options_.demand ? options_.demand->TargetsDue(now) : std::set<std::string>{};
   if (!full) {
     selected = ChangedTargets(signatures_, signatures);
+    selected.insert(demand_due.begin(), demand_due.end());
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [key, r] : reports_)
       if (backoff_.RetryDue(key, now)) selected.insert(key);
     selected.insert(interrupted_.begin(), interrupted_.end());
+    // Held scale-downs are asked again on every pass (the resync interval
+    // makes one at least that often).
+    for (const auto& [key, wait] : held_) selected.insert(key);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -209,6 +222,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     // Nothing of deploy/ changed: this revision is reconciled as it stands.
     signatures_ = std::move(signatures);
     if (rev.is_commit && !(rewrite && rewrite->held)) applied_commit_ = rev.id;
+    if (options_.kueue) MaybeSyncKueue(kueue_target, false, now);
     FinishCycle(report, start);
     return report;
   }
@@ -275,6 +289,13 @@ CycleReport Reconciler::RunOnce(bool force_full) {
 
   // 4. Plan, then keep for apply the executable targets with changes that are
   // not backing off (a changed target is tried at once: it may be the fix).
+  // Demand-driven pools join their target's declared pools first.
+  if (options_.demand) {
+    for (auto& t : repo.targets) {
+      if (t.blocked() || (!full && !selected.count(t.Key()))) continue;
+      for (auto& p : options_.demand->ExtraPools(t, live_)) t.pools.push_back(std::move(p));
+    }
+  }
   plan::Plan plan = plan::ComputePlan(repo, live_, plan_options);
   const std::set<std::string> changed = full ? ChangedTargets(signatures_, signatures) : selected;
   plan::Plan to_apply = plan;
@@ -299,14 +320,19 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     to_apply.targets.push_back(t);
   }
 
+  // The scale-down gate: deletes and shrinks of the Kueue target's pools wait
+  // while admitted workloads need their chips; the rest of the plan goes on.
+  if (options_.kueue && kueue_target && !options_.dry_run) GateScaleDowns(*kueue_target, &to_apply);
+
   // 5. Apply.
   std::map<std::string, ApplyOutcome> outcomes;
   bool interrupted = false;
+  apply::ApplyReport applied;
   if (!options_.dry_run && !to_apply.targets.empty()) {
     std::map<std::string, std::string> target_of;  // task id (resource id) → target key
     for (const auto& t : to_apply.targets)
       for (const auto& a : t.actions) target_of[a.resource.Id()] = t.key;
-    apply::ApplyReport applied = cancelled_ ? apply::ApplyReport{} : cloud_->Apply(to_apply, running);
+    applied = cancelled_ ? apply::ApplyReport{} : cloud_->Apply(to_apply, running);
     for (const auto& task : applied.tasks) {
       auto it = target_of.find(task.id);
       if (it == target_of.end()) continue;  // an await of an earlier run's operation
@@ -336,6 +362,11 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     for (const auto& key : eligible) touched.insert(ProjectOf(key));
     if (!cancelled_) RefreshProjects({touched.begin(), touched.end()}, nullptr);
     else stale_projects_.insert(touched.begin(), touched.end());
+  }
+
+  if (options_.demand) {
+    if (options_.dry_run) to_apply.targets.clear();
+    options_.demand->AfterApply(to_apply, applied);
   }
 
   // 6. Report, per planned target.
@@ -383,6 +414,13 @@ CycleReport Reconciler::RunOnce(bool force_full) {
             const ApplyOutcome& o = outcomes[t.key];
             if (o.failed > 0) {
               RecordFailure(r, o.first_error, now, false);
+              interrupted_.erase(t.key);
+              break;
+            }
+            if (auto h = held_.find(t.key); h != held_.end()) {
+              // Whatever else ran, the held removals are still to do.
+              r.state = TargetState::kWaitingForWorkloads;
+              r.errors = {h->second.message};
               interrupted_.erase(t.key);
               break;
             }
@@ -439,6 +477,14 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   if (rev.is_commit && !(rewrite && rewrite->held)) applied_commit_ = rev.id;
   signatures_ = std::move(signatures);
   initialized_ = true;
+  if (options_.kueue) {
+    const bool planned = kueue_target && std::find(report.planned_targets.begin(), report.planned_targets.end(),
+                                                   kueue_target->Key()) != report.planned_targets.end();
+    MaybeSyncKueue(kueue_target, planned, now);
+    std::lock_guard<std::mutex> lock(mu_);
+    status_.kueue.scale_down_waits.clear();
+    for (const auto& [key, wait] : held_) status_.kueue.scale_down_waits.push_back(wait);
+  }
   FinishCycle(report, start);
   return report;
 }

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@
 #include "daemon/clock.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_status.h"
+#include "daemon/demand_hook.h"
+#include "daemon/kueue_port.h"
 #include "daemon/revision_source.h"
 #include "daemon/target_backoff.h"
 #include "daemon/target_signatures.h"
@@ -46,6 +49,17 @@ struct ReconcilerOptions {
   BackoffPolicy backoff;
   manifest::LoadOptions load;
   std::string tool_version;
+  // Demand-driven pools (demand_hook.h); null: git alone says what exists.
+  // Must outlive the Reconciler.
+  DemandHook* demand = nullptr;
+  // Kueue quota and the scale-down gate (kueue_port.h); null: no Kubernetes.
+  KueuePort* kueue = nullptr;
+  // The target ("project/cluster") whose Cluster.spec.kueue the Kubernetes
+  // cluster follows; "": the only target whose cluster.yaml has spec.kueue.
+  std::string kube_target;
+  // Quota is re-synced at least this often (ready mode follows Nodes between
+  // revisions), and held scale-downs are checked again this often.
+  std::chrono::milliseconds kueue_resync{std::chrono::seconds(30)};
 };
 
 // What one RunOnce did: the daemon's log line, and what tests assert.
@@ -80,6 +94,9 @@ class Reconciler {
   void AcceptHistoryRewrite();
   // Stops the apply in progress and every later one (shutdown). Any thread.
   void Cancel();
+  // Something the quota depends on changed in Kubernetes (a Node): the next
+  // RunOnce syncs quota even if nothing else is due. Any thread.
+  void NoteKubeChange() { kube_changed_ = true; }
   bool cancelled() const { return cancelled_; }
 
   DaemonStatus Snapshot() const;
@@ -95,6 +112,15 @@ class Reconciler {
                                                 std::vector<cloud::Operation>* running);
   void RecordFailure(TargetReport& r, const std::string& error, TimePoint now, bool capacity);
   void FinishCycle(CycleReport& report, TimePoint start);
+  // Kueue (reconciler_kueue.cc). The target this cluster's quota follows, as
+  // git declares it; nullopt (and why, in status) when there is none.
+  std::optional<manifest::Target> KueueTarget(const manifest::Repo& repo);
+  // Holds the deletes and shrinks of `target`'s pools in `to_apply` while the
+  // scale-down gate says wait; records the wait in held_.
+  void GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply);
+  // Writes quota when due: `planned` (the target was re-planned), a Kubernetes
+  // change, or the resync interval.
+  void MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now);
 
   RevisionSource* source_;
   CloudPort* cloud_;
@@ -117,6 +143,11 @@ class Reconciler {
   std::string rewrite_seen_;    // the head of the latest rewrite reported
   std::string rewrite_accepted_;
   std::atomic<bool> cancelled_{false};
+  // Kueue, loop-thread state.
+  std::atomic<bool> kube_changed_{false};
+  TimePoint next_kueue_sync_{};
+  std::map<std::string, ScaleDownWait> held_;  // by target key: deletes the gate holds
+  std::optional<manifest::Target> last_kueue_target_;  // shapes of pools being removed
 
   mutable std::mutex mu_;
   DaemonStatus status_;                          // guarded by mu_

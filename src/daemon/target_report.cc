@@ -25,6 +25,7 @@ const char* TargetStateName(TargetState s) {
     case TargetState::kFailed: return "failed";
     case TargetState::kWaitingForCapacity: return "waiting-for-capacity";
     case TargetState::kInterrupted: return "interrupted";
+    case TargetState::kWaitingForWorkloads: return "waiting-for-workloads";
   }
   return "unknown";
 }

@@ -1,0 +1,54 @@
+// DemandHook: how demand-driven pools (DESIGN §8, src/demand/) join the
+// reconcile loop. Each pass the Reconciler asks the hook which targets need a
+// re-plan (a pending pod appeared, a JobSet finished) and which pools each
+// planned target wants beyond what git declares; those pools are planned with
+// the git-declared ones and applied in the same executor run, so demand-driven
+// creates and deletes share the per-cluster lanes with git's changes and never
+// overlap them. A pool the hook stops returning is no longer desired, and the
+// planner deletes it like any undeclared owned pool.
+//
+// The hook wakes the loop itself (a watch thread seeing a pending pod) through
+// the callback cmd_watch gives it: DaemonLoop::RequestWake(). Kubernetes
+// writes go through the leader-only client cmd_watch builds (kube_setup.h), so
+// a follower replica never acts.
+//
+// Thread-safety: every method is called from the loop's thread only.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "apply/executor.h"
+#include "cloud/types.h"
+#include "daemon/clock.h"
+#include "manifest/types.h"
+#include "plan/model.h"
+
+namespace tpu::daemon {
+
+class DemandHook {
+ public:
+  virtual ~DemandHook() = default;
+
+  // Keys ("project/cluster") to re-plan in this pass although git did not
+  // change them. Called once per pass, before targets are chosen.
+  virtual std::set<std::string> TargetsDue(TimePoint now) = 0;
+
+  // When the hook next wants a pass without being woken (a grace period
+  // ending); TimePoint::max() for never.
+  virtual TimePoint NextDue() const { return TimePoint::max(); }
+
+  // Pools to plan for `target` besides the ones its directory declares.
+  // Called for each unblocked target planned this pass, after live state was
+  // refreshed (`live`). Names must not collide with declared pools.
+  virtual std::vector<manifest::TPUNodePool> ExtraPools(const manifest::Target& target,
+                                                        const cloud::LiveState& live) = 0;
+
+  // After each pass that planned: the plan handed to the executor (empty
+  // when nothing ran, e.g. --dry-run or no changes) and what it did. A pass
+  // with nothing due (no change, no drift check) calls only TargetsDue.
+  virtual void AfterApply(const plan::Plan& applied, const apply::ApplyReport& report) {}
+};
+
+}  // namespace tpu::daemon

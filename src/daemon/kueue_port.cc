@@ -1,0 +1,35 @@
+// KubeKueue: see kueue_port.h.
+#include "daemon/kueue_port.h"
+
+namespace tpu::daemon {
+
+std::string KueueConfigKey(const kube::KueueConfig& c) {
+  return c.cluster_queue + "|" + c.cohort + "|" + c.resource + "|" + c.flavor_name + "|" +
+         std::to_string(static_cast<int>(c.mode)) + "|" + std::to_string(static_cast<int>(c.hold)) + "|" +
+         std::to_string(c.scale_down_timeout.count()) + "|" + c.api_version + "|" + c.event_namespace;
+}
+
+void KubeKueue::Use(const kube::KueueConfig& config) {
+  std::string key = KueueConfigKey(config);
+  if (sync_ && key == config_key_) return;
+  config_key_ = key;
+  gate_.reset();
+  events_ = std::make_unique<kube::EventRecorder>(client_, clock_, config.event_namespace);
+  sync_ = std::make_unique<kube::QuotaSync>(client_, config);
+  gate_ = std::make_unique<kube::ScaleDownGate>(client_, *sync_, *events_, clock_);
+}
+
+Result<kube::QuotaReport> KubeKueue::Sync(const manifest::Target& target, const kube::KueueConfig& config,
+                                          const std::set<std::string>& excluded) {
+  Use(config);
+  return sync_->Sync(target, excluded);
+}
+
+Result<kube::ScaleDownVerdict> KubeKueue::CheckScaleDown(const manifest::Target& desired,
+                                                         const kube::KueueConfig& config,
+                                                         const std::vector<kube::PoolRemoval>& removals) {
+  Use(config);
+  return gate_->Check(desired, removals);
+}
+
+}  // namespace tpu::daemon

@@ -1,0 +1,68 @@
+// KueuePort: what the reconcile loop asks of Kueue (DESIGN §8) — write the
+// quota that follows a target's capacity, and ask the scale-down gate before
+// deleting or shrinking pools — behind one interface, as CloudPort is for the
+// cloud. KubeKueue is the real one over a kube::KubeClient (the leader-only
+// client in `watch`, so a follower can never write).
+//
+// The target's Cluster.spec.kueue may change from one revision to the next:
+// KubeKueue keeps one QuotaSync and ScaleDownGate per configuration and starts
+// afresh (a new wait clock) when it changes.
+//
+// Thread-safety: the loop's thread only.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "kube/clock.h"
+#include "kube/events.h"
+#include "kube/kueue_config.h"
+#include "kube/quota_sync.h"
+#include "kube/scale_down.h"
+#include "manifest/types.h"
+
+namespace tpu::daemon {
+
+class KueuePort {
+ public:
+  virtual ~KueuePort() = default;
+  // Flavors and quota for `target` as git declares it; pools in `excluded`
+  // count for nothing (held deletes and replaces).
+  virtual Result<kube::QuotaReport> Sync(const manifest::Target& target, const kube::KueueConfig& config,
+                                         const std::set<std::string>& excluded) = 0;
+  // REQUIRES: `desired` is the target as it will be after the removals.
+  virtual Result<kube::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired,
+                                                        const kube::KueueConfig& config,
+                                                        const std::vector<kube::PoolRemoval>& removals) = 0;
+};
+
+class KubeKueue : public KueuePort {
+ public:
+  // `client` and `clock` must outlive this object.
+  KubeKueue(kube::KubeClient& client, kube::Clock& clock) : client_(client), clock_(clock) {}
+
+  Result<kube::QuotaReport> Sync(const manifest::Target& target, const kube::KueueConfig& config,
+                                 const std::set<std::string>& excluded) override;
+  Result<kube::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired, const kube::KueueConfig& config,
+                                                const std::vector<kube::PoolRemoval>& removals) override;
+
+ private:
+  // The sync and gate for `config`, rebuilt when it differs from the last one.
+  void Use(const kube::KueueConfig& config);
+
+  kube::KubeClient& client_;
+  kube::Clock& clock_;
+  std::string config_key_;
+  std::unique_ptr<kube::QuotaSync> sync_;
+  std::unique_ptr<kube::EventRecorder> events_;
+  std::unique_ptr<kube::ScaleDownGate> gate_;
+};
+
+// Every field of `config` that changes what is written, as one string.
+std::string KueueConfigKey(const kube::KueueConfig& config);
+
+}  // namespace tpu::daemon

@@ -1,0 +1,188 @@
+// The Reconciler's Kueue steps (DESIGN §8): which target the Kubernetes
+// cluster's quota follows, the scale-down gate in front of deletes and
+// shrinks, and the quota sync after each pass. See reconciler.h.
+#include <algorithm>
+
+#include "catalog/catalog.h"
+#include "daemon/reconciler.h"
+
+namespace tpu::daemon {
+namespace {
+
+const char* ModeName(kube::QuotaMode m) { return m == kube::QuotaMode::kReady ? "ready" : "declared"; }
+
+// The accelerator and topology of `pool`: from the target that declared it,
+// else from the live pool (machine type and placement policy).
+bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& declared,
+               const cloud::LiveState& live, const std::string& project, kube::PoolRemoval* out) {
+  out->node_pool = pool;
+  if (declared) {
+    for (const auto& p : declared->pools)
+      for (int i = 0; i < p.slices; ++i)
+        if (p.PoolName(i) == pool) {
+          out->accelerator = p.accelerator;
+          out->topology = p.shape.topology;
+          return true;
+        }
+  }
+  auto it = live.projects.find(project);
+  if (it == live.projects.end()) return false;
+  for (const auto& c : it->second.clusters)
+    for (const auto& np : c.node_pools) {
+      if (np.name != pool) continue;
+      const catalog::Generation* gen = catalog::GenerationOfMachineType(np.machine_type);
+      if (!gen) return false;
+      out->accelerator = gen->accelerator;
+      if (np.placement_policy && !np.placement_policy->tpu_topology.empty()) {
+        out->topology = np.placement_policy->tpu_topology;
+      } else {
+        // A single-host pool: one VM's chips, in the generation's dimensions.
+        const int chips = catalog::ChipsPerVm(np.machine_type);
+        const bool three_d = gen->dims == 3;
+        out->topology = chips == 1 ? (three_d ? "1x1x1" : "1x1")
+                        : chips == 4 ? (three_d ? "2x2x1" : "2x2")
+                                     : (three_d ? "2x2x2" : "2x4");
+      }
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+std::optional<manifest::Target> Reconciler::KueueTarget(const manifest::Repo& repo) {
+  std::string error;
+  const manifest::Target* found = nullptr;
+  if (!options_.kube_target.empty()) {
+    for (const auto& t : repo.targets)
+      if (t.Key() == options_.kube_target) found = &t;
+    if (!found) error = "--kube-target " + options_.kube_target + ": no such target in the revision";
+    else if (!found->policy.kueue && !found->blocked())
+      error = "--kube-target " + options_.kube_target + ": its cluster.yaml has no spec.kueue";
+  } else {
+    std::vector<const manifest::Target*> with;
+    for (const auto& t : repo.targets)
+      if (t.policy.kueue) with.push_back(&t);
+    if (with.size() == 1) found = with[0];
+    else if (with.size() > 1) {
+      error = "several targets have spec.kueue (";
+      for (size_t i = 0; i < with.size(); ++i) error += (i ? ", " : "") + with[i]->Key();
+      error += "); say which one this Kubernetes cluster is with --kube-target";
+    }
+  }
+  // A broken revision of the target says nothing reliable about its capacity:
+  // the quota written last stays.
+  if (found && found->blocked()) {
+    error = found->Key() + " is blocked by manifest errors; quota left as it was";
+    found = nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  status_.kueue.enabled = true;
+  if (!found) {
+    status_.kueue.target.clear();
+    status_.kueue.last_error = error;
+    return std::nullopt;
+  }
+  status_.kueue.target = found->Key();
+  if (!found->policy.kueue) return std::nullopt;
+  return *found;
+}
+
+void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply) {
+  const kube::KueueConfig config = kube::KueueConfigFromPolicy(*target.policy.kueue);
+  for (auto& t : to_apply->targets) {
+    if (t.key != target.Key()) continue;
+    std::vector<kube::PoolRemoval> removals;
+    std::set<std::string> ids;
+    for (const auto& a : t.actions) {
+      if (a.resource.kind != plan::ResourceKind::kNodePool) continue;
+      const bool shrink = (a.kind == plan::ActionKind::kResize || a.kind == plan::ActionKind::kUpdate) &&
+                          a.blast.chips_destroyed > 0;
+      if (!a.destructive() && !shrink) continue;
+      kube::PoolRemoval r;
+      // A pool of no known TPU shape holds no TPU quota: nothing to wait for.
+      if (!PoolShape(a.resource.name, last_kueue_target_ ? last_kueue_target_ : target, live_, t.project, &r))
+        continue;
+      removals.push_back(r);
+      ids.insert(a.resource.Id());
+    }
+    if (removals.empty()) {
+      held_.erase(t.key);
+      return;
+    }
+    auto verdict = options_.kueue->CheckScaleDown(target, config, removals);
+    std::string message;
+    double waited = 0;
+    if (!verdict.ok()) {
+      // Without Kueue's word, deleting could kill admitted work: hold.
+      message = "holding deletes: scale-down check failed: " + verdict.status().ToString();
+    } else if (verdict->decision == kube::ScaleDownDecision::kProceed) {
+      held_.erase(t.key);
+      return;
+    } else {
+      message = verdict->message;
+      waited = static_cast<double>(verdict->waited.count());
+    }
+    // Hold the removals and whatever depends on them; the rest goes on.
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      for (const auto& a : t.actions) {
+        if (ids.count(a.resource.Id())) continue;
+        for (const auto& d : a.depends_on)
+          if (ids.count(d)) {
+            ids.insert(a.resource.Id());
+            grew = true;
+            break;
+          }
+      }
+    }
+    t.actions.erase(std::remove_if(t.actions.begin(), t.actions.end(),
+                                   [&](const plan::Action& a) { return ids.count(a.resource.Id()) > 0; }),
+                    t.actions.end());
+    ScaleDownWait wait{t.key, {}, message, waited};
+    for (const auto& r : removals) wait.pools.push_back(r.node_pool);
+    held_[t.key] = std::move(wait);
+    if (!verdict.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      status_.kueue.last_error = verdict.status().ToString();
+    }
+    return;
+  }
+  held_.erase(target.Key());
+}
+
+void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now) {
+  const bool changed = kube_changed_.exchange(false);
+  if (!planned && !changed && now < next_kueue_sync_) return;
+  next_kueue_sync_ = now + options_.kueue_resync;
+  if (!target) return;
+  const kube::KueueConfig config = kube::KueueConfigFromPolicy(*target->policy.kueue);
+  std::set<std::string> excluded;
+  if (auto h = held_.find(target->Key()); h != held_.end())
+    excluded.insert(h->second.pools.begin(), h->second.pools.end());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status_.kueue.queue = std::string(config.cohort_mode() ? "Cohort/" : "ClusterQueue/") + config.queue_name();
+    status_.kueue.mode = ModeName(config.mode);
+  }
+  if (options_.dry_run) return;  // --dry-run writes nothing, in Kubernetes either
+  auto report = options_.kueue->Sync(*target, config, excluded);
+  last_kueue_target_ = target;
+  std::lock_guard<std::mutex> lock(mu_);
+  ++status_.kueue.syncs;
+  if (!report.ok()) {
+    ++status_.kueue.sync_errors;
+    status_.kueue.last_error = report.status().ToString();
+    return;
+  }
+  status_.kueue.last_error.clear();
+  status_.kueue.api_version = report->api_version;
+  if (report->wrote_queue) ++status_.kueue.queue_writes;
+  status_.kueue.flavors.clear();
+  for (const auto& f : report->flavors)
+    status_.kueue.flavors.push_back(
+        {f.flavor, f.accelerator, f.topology, f.declared_chips, f.ready_chips, f.nominal_quota});
+}
+
+}  // namespace tpu::daemon

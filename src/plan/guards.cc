@@ -19,7 +19,8 @@ bool PreventsDestroy(const Action& a) {
 void ApplyGuards(TargetPlan& t, bool allow_mass_delete) {
   t.delete_chips = 0;
   for (const auto& a : t.actions) {
-    if (a.kind == ActionKind::kDelete) t.delete_chips += a.blast.chips_destroyed;
+    // A superseded pool's slot stays filled by its replacement: no capacity is lost.
+    if (a.kind == ActionKind::kDelete && a.superseded_by.empty()) t.delete_chips += a.blast.chips_destroyed;
     if (a.destructive() && PreventsDestroy(a)) {
       t.errors.push_back(std::string(ResourceKindName(a.resource.kind)) + " " + a.resource.name +
                          " is marked tpu-provisioner.io/prevent-destroy: \"true\" and this plan would " +

@@ -101,6 +101,10 @@ struct Action {
   BlastRadius blast;
   // Id()s of resources whose actions (in this plan) must finish first.
   std::vector<std::string> depends_on;
+  // Node pool deletes only: the pool that fills this pool's slot instead (a
+  // create-before-delete replacement an interrupted run made, see pool_slot.h).
+  // The slot stays filled, so the mass-delete guard does not count it.
+  std::string superseded_by;
 
   // Desired bodies (exactly one set for create/update/resize/replace, matching
   // resource.kind). Node pools carry the ownership markers already.

@@ -36,6 +36,7 @@ json ActionToJson(const Action& a) {
                       {"hostsDestroyed", a.blast.hosts_destroyed},
                       {"multiHost", a.blast.multi_host}};
   j["dependsOn"] = a.depends_on;
+  if (!a.superseded_by.empty()) j["supersededBy"] = a.superseded_by;
   if (a.node_pool) j["nodePool"] = NodePoolToJson(*a.node_pool);
   if (a.workload_policy) j["workloadPolicy"] = WorkloadPolicyToJson(*a.workload_policy);
   if (a.instance_template) j["instanceTemplate"] = InstanceTemplateToJson(*a.instance_template);
@@ -79,6 +80,7 @@ Action ActionFromJson(const json& j) {
                b.value("hostsDestroyed", 0), b.value("multiHost", false)};
   }
   a.depends_on = j.value("dependsOn", std::vector<std::string>{});
+  a.superseded_by = j.value("supersededBy", "");
   if (j.contains("nodePool")) a.node_pool = NodePoolFromJson(j.at("nodePool"));
   if (j.contains("workloadPolicy")) a.workload_policy = WorkloadPolicyFromJson(j.at("workloadPolicy"));
   if (j.contains("instanceTemplate")) a.instance_template = InstanceTemplateFromJson(j.at("instanceTemplate"));

@@ -15,6 +15,7 @@
 #include "plan/normalize.h"
 #include "plan/ownership.h"
 #include "plan/pool_diff.h"
+#include "plan/pool_slot.h"
 
 namespace tpu::plan {
 namespace {
@@ -252,22 +253,43 @@ class TargetPlanner {
     return ResourceRef{ResourceKind::kWorkloadPolicy, tp_.project, region, "", LastSegment(path)}.Id();
   }
 
+  // Live pools that fill a desired slot: the pool with the slot's name (any
+  // owner: an unmanaged one is a conflict or an adoption) first, then owned
+  // pools labelled with the slot (create-before-delete replacements), by name.
+  std::vector<const cloud::NodePool*> SlotCandidates(const std::string& slot) const {
+    std::vector<const cloud::NodePool*> out;
+    if (!cluster_) return out;
+    for (const auto& p : cluster_->node_pools)
+      if (p.name == slot) out.push_back(&p);
+    std::vector<const cloud::NodePool*> labelled;
+    for (const auto* p : OwnedPools())
+      if (p->name != slot && SlotOf(*p) == slot) labelled.push_back(p);
+    std::sort(labelled.begin(), labelled.end(),
+              [](const auto* a, const auto* b) { return a->name < b->name; });
+    out.insert(out.end(), labelled.begin(), labelled.end());
+    return out;
+  }
+
+  // One desired slot against the live pools that fill it. Usually one pool,
+  // of the slot's name. Several after a create-before-delete replace was
+  // interrupted between its create and its delete: the first that needs no
+  // replace (and is not broken) is kept, the others are deleted as
+  // superseded; when none fits, the first healthy one is replaced and the
+  // others deleted.
   void PlanPools() {
-    std::map<std::string, const cloud::NodePool*> live;
-    if (cluster_)
-      for (const auto& p : cluster_->node_pools) live[p.name] = &p;
     for (const auto& dp : desired_.pools) {
       const manifest::TPUNodePool& spec = *dp.spec;
       const std::string source = SourceOf(spec.where, "TPUNodePool", spec.name);
-      wanted_pools_.insert(dp.pool.name);
+      const std::string& slot = dp.pool.name;
+      claimed_pools_.insert(slot);
       std::vector<std::string> deps;
       if (spec.shape.placement == catalog::Placement::kWorkloadPolicy)
         deps.push_back(ResourceRef{ResourceKind::kWorkloadPolicy, tp_.project,
                                    RegionOfZone(spec.location), "", WorkloadPolicyName(spec)}
                            .Id());
-      auto it = live.find(dp.pool.name);
-      if (it == live.end()) {
-        Action a = NewAction(ActionKind::kCreate, PoolRef(dp.pool.name), source,
+      std::vector<const cloud::NodePool*> candidates = SlotCandidates(slot);
+      if (candidates.empty()) {
+        Action a = NewAction(ActionKind::kCreate, PoolRef(slot), source,
                              "slice " + std::to_string(dp.slice) + " declared, not found");
         a.node_pool = dp.pool;
         a.blast = {dp.chips, 0, dp.pool.node_count, 0, dp.multi_host};
@@ -275,44 +297,102 @@ class TargetPlanner {
         Add(std::move(a));
         continue;
       }
-      const cloud::NodePool& lp = *it->second;
-      Ownership own = PoolOwnership(lp, tp_.key);
-      if (own != Ownership::kOwned && !spec.annotations.adopt) {
-        Conflict("node pool " + lp.name + " in cluster " + tp_.cluster, source);
-        continue;
-      }
-      PoolDiffOptions opts{dp.multi_host, spec.node_config.resource_labels.has_value(), tp_.project};
-      PoolDiff d = DiffNodePool(dp.pool, lp, opts);
-      std::string reason = d.kind == ActionKind::kNoop ? "in sync"
-                           : d.kind == ActionKind::kReplace ? "immutable fields changed"
-                                                            : "updatable fields changed";
-      if (own != Ownership::kOwned) reason = "adopt: " + reason + (own == Ownership::kForeign
-                                                  ? " (marked for another target)" : " (unmanaged pool)");
-      if (own == Ownership::kOwned && Broken(lp.status)) {
-        d.kind = ActionKind::kReplace;
-        reason = "node pool is " + lp.status +
-                 (lp.status_message.empty() ? "" : " (" + lp.status_message + ")") + ": replaced to repair";
-      }
-      Action a = NewAction(d.kind, PoolRef(lp.name), source, reason);
-      a.changes = std::move(d.changes);
-      if (d.kind == ActionKind::kUpdate || d.kind == ActionKind::kResize) a.update_calls = d.update_calls;
-      a.node_pool = std::move(d.body);
-      int live_chips = PoolChips(lp.machine_type, lp.node_count);
-      if (d.kind == ActionKind::kReplace) {
-        a.blast = {dp.chips, live_chips, dp.pool.node_count, lp.node_count, dp.multi_host};
-        a.depends_on = deps;
-      } else if (d.kind == ActionKind::kResize || d.kind == ActionKind::kUpdate) {
-        int delta = a.node_pool->node_count - lp.node_count;
-        bool sized = std::find(a.update_calls.begin(), a.update_calls.end(), UpdateCall::kSetSize) !=
-                     a.update_calls.end();
-        if (sized) {
-          int per_vm = catalog::ChipsPerVm(lp.machine_type);
-          if (delta > 0) a.blast = {delta * per_vm, 0, delta, 0, false};
-          else a.blast = {0, -delta * per_vm, 0, -delta, false};
+      struct Fit {
+        const cloud::NodePool* live;
+        Ownership own;
+        PoolDiff diff;
+        bool broken;
+      };
+      std::vector<Fit> fits;
+      bool conflict = false;
+      for (const auto* lp : candidates) {
+        claimed_pools_.insert(lp->name);
+        Ownership own = PoolOwnership(*lp, tp_.key);
+        if (own != Ownership::kOwned && !spec.annotations.adopt) {
+          Conflict("node pool " + lp->name + " in cluster " + tp_.cluster, source);
+          conflict = true;
+          break;
         }
+        PoolDiffOptions opts{dp.multi_host, spec.node_config.resource_labels.has_value(), tp_.project};
+        PoolDiff d = DiffNodePool(AsPoolNamed(dp.pool, lp->name), *lp, opts);
+        fits.push_back({lp, own, std::move(d), own == Ownership::kOwned && Broken(lp->status)});
       }
-      Add(std::move(a));
+      if (conflict) continue;
+      auto keeper = std::find_if(fits.begin(), fits.end(), [](const Fit& f) {
+        return !f.broken && f.diff.kind != ActionKind::kReplace;
+      });
+      const bool replace = keeper == fits.end();
+      if (replace) {
+        keeper = std::find_if(fits.begin(), fits.end(), [](const Fit& f) { return !f.broken; });
+        if (keeper == fits.end()) keeper = fits.begin();
+      }
+      for (auto f = fits.begin(); f != fits.end(); ++f) {
+        if (f == keeper) continue;
+        PlanSuperseded(*f->live, keeper->live->name, replace);
+      }
+      PlanSlotPool(dp, *keeper->live, keeper->own, keeper->broken, std::move(keeper->diff), source, deps);
     }
+  }
+
+  // The delete of a pool that fills a slot another pool fills too.
+  void PlanSuperseded(const cloud::NodePool& lp, const std::string& keeper, bool keeper_replaced) {
+    Action a = NewAction(ActionKind::kDelete, PoolRef(lp.name), "",
+                         "slot " + SlotOf(lp) + " is filled by " + keeper +
+                             (keeper_replaced ? " (being replaced)" : "") +
+                             ": left by an interrupted create-before-delete replace");
+    a.node_pool = lp;
+    bool multi = lp.placement_policy && (!lp.placement_policy->type.empty() ||
+                                         !lp.placement_policy->policy_name.empty());
+    a.blast = {0, PoolChips(lp.machine_type, lp.node_count), 0, lp.node_count, multi};
+    // Only a kept pool truly supersedes: a slot whose pools are all being
+    // replaced loses this capacity like any delete.
+    if (!keeper_replaced) a.superseded_by = keeper;
+    Add(std::move(a));
+  }
+
+  void PlanSlotPool(const DesiredPool& dp, const cloud::NodePool& lp, Ownership own, bool broken,
+                    PoolDiff d, const std::string& source, const std::vector<std::string>& deps) {
+    std::string reason = d.kind == ActionKind::kNoop ? "in sync"
+                         : d.kind == ActionKind::kReplace ? "immutable fields changed"
+                                                          : "updatable fields changed";
+    if (own != Ownership::kOwned) reason = "adopt: " + reason + (own == Ownership::kForeign
+                                                ? " (marked for another target)" : " (unmanaged pool)");
+    if (broken) {
+      d.kind = ActionKind::kReplace;
+      reason = "node pool is " + lp.status +
+               (lp.status_message.empty() ? "" : " (" + lp.status_message + ")") + ": replaced to repair";
+    }
+    Action a = NewAction(d.kind, PoolRef(lp.name), source, reason);
+    a.changes = std::move(d.changes);
+    if (d.kind == ActionKind::kUpdate || d.kind == ActionKind::kResize) a.update_calls = d.update_calls;
+    a.node_pool = std::move(d.body);
+    int live_chips = PoolChips(lp.machine_type, lp.node_count);
+    if (d.kind == ActionKind::kReplace) {
+      // The replacement: under the slot's name when the old pool goes first;
+      // beside it, under a temporary name, when it must exist first.
+      const std::string& slot = dp.pool.name;
+      std::string name = slot;
+      if (tp_.replace_strategy == manifest::ReplaceStrategy::kCreateBeforeDelete) {
+        name = ReplacementPoolName(dp.pool);
+        if (name == lp.name) name = slot;  // repairing a broken replacement of the same spec
+        a.reason += "; the replacement " + name + " is created before " + lp.name + " is deleted";
+      } else if (lp.name != slot) {
+        a.reason += "; the replacement takes the slot's name " + slot;
+      }
+      a.node_pool = AsPoolNamed(dp.pool, name);
+      a.blast = {dp.chips, live_chips, dp.pool.node_count, lp.node_count, dp.multi_host};
+      a.depends_on = deps;
+    } else if (d.kind == ActionKind::kResize || d.kind == ActionKind::kUpdate) {
+      int delta = a.node_pool->node_count - lp.node_count;
+      bool sized = std::find(a.update_calls.begin(), a.update_calls.end(), UpdateCall::kSetSize) !=
+                   a.update_calls.end();
+      if (sized) {
+        int per_vm = catalog::ChipsPerVm(lp.machine_type);
+        if (delta > 0) a.blast = {delta * per_vm, 0, delta, 0, false};
+        else a.blast = {0, -delta * per_vm, 0, -delta, false};
+      }
+    }
+    Add(std::move(a));
   }
 
   void PlanGroups() {
@@ -369,9 +449,9 @@ class TargetPlanner {
   void PlanUndeclared() {
     std::vector<const cloud::NodePool*> gone;
     for (const auto* p : OwnedPools())
-      if (!wanted_pools_.count(p->name)) gone.push_back(p);
+      if (!claimed_pools_.count(p->name)) gone.push_back(p);
     std::sort(gone.begin(), gone.end(), [](const auto* a, const auto* b) {
-      auto sa = SliceOf(a->name), sb = SliceOf(b->name);
+      auto sa = SliceOf(SlotOf(*a)), sb = SliceOf(SlotOf(*b));
       if (sa.first != sb.first) return sa.first < sb.first;
       return sa.second > sb.second;
     });
@@ -382,7 +462,7 @@ class TargetPlanner {
                              why + "; deletion-policy: abandon: released from management, not deleted");
         cloud::NodePool body = *p;
         for (const char* k : {cloud::kManagedLabel, cloud::kTargetHashLabel, kPreventDestroyLabel,
-                              kDeletionPolicyLabel}) {
+                              kDeletionPolicyLabel, kSlotLabel}) {
           auto it = body.resource_labels->find(k);
           if (it == body.resource_labels->end()) continue;
           a.changes.push_back({std::string("config.resourceLabels[\"") + k + "\"]", "\"" + it->second + "\"",
@@ -485,7 +565,9 @@ class TargetPlanner {
   const cloud::Cluster* cluster_ = nullptr;
   DesiredTarget desired_;
   bool prune_ = true;
-  std::set<std::string> wanted_pools_, wanted_policies_, wanted_templates_, wanted_groups_;
+  // Live pool names a desired slot accounts for (its own name included).
+  std::set<std::string> claimed_pools_;
+  std::set<std::string> wanted_policies_, wanted_templates_, wanted_groups_;
 };
 
 const cloud::ProjectState* FindProject(const cloud::LiveState& live, const std::string& project) {

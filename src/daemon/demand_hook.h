@@ -45,6 +45,15 @@ class DemandHook {
   virtual std::vector<manifest::TPUNodePool> ExtraPools(const manifest::Target& target,
                                                         const cloud::LiveState& live) = 0;
 
+  // Actions on workload-owned pools (demand/names.h: no git ownership
+  // marker, so the planner never prunes them nor counts them in its guards),
+  // appended to `target`'s executable plan in this pass after git's actions:
+  // the same executor run and per-cluster lane. Called after ExtraPools.
+  virtual std::vector<plan::Action> ExtraActions(const manifest::Target& target,
+                                                 const cloud::LiveState& live) {
+    return {};
+  }
+
   // After each pass that planned: the plan handed to the executor (empty
   // when nothing ran, e.g. --dry-run or no changes) and what it did. A pass
   // with nothing due (no change, no drift check) calls only TargetsDue.

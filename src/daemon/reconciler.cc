@@ -297,6 +297,16 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     }
   }
   plan::Plan plan = plan::ComputePlan(repo, live_, plan_options);
+  if (options_.demand) {
+    // Workload-owned pools: actions of their own, outside git's diff and guards.
+    for (auto& tp : plan.targets) {
+      if (!tp.executable() || (!full && !selected.count(tp.key))) continue;
+      auto t = std::find_if(repo.targets.begin(), repo.targets.end(),
+                            [&](const manifest::Target& m) { return m.Key() == tp.key; });
+      if (t == repo.targets.end() || t->blocked()) continue;
+      for (auto& a : options_.demand->ExtraActions(*t, live_)) tp.actions.push_back(std::move(a));
+    }
+  }
   const std::set<std::string> changed = full ? ChangedTargets(signatures_, signatures) : selected;
   plan::Plan to_apply = plan;
   to_apply.targets.clear();

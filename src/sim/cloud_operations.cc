@@ -6,6 +6,8 @@
 #include <ctime>
 #include <vector>
 
+#include "sim/gke_instance_groups.h"
+
 namespace tpu::sim {
 
 std::string NewOperationName(SimContext& ctx) {
@@ -126,6 +128,7 @@ void ApplyEffect(CloudState& state, OpRecord& op) {
       for (auto it = state.pools.lower_bound(prefix);
            it != state.pools.end() && it->first.rfind(prefix, 0) == 0;) {
         ReleasePoolChips(state, it->second);
+        DeletePoolInstanceGroups(state, it->second);
         it = state.pools.erase(it);
       }
       state.clusters.erase(op.target_key);
@@ -139,6 +142,7 @@ void ApplyEffect(CloudState& state, OpRecord& op) {
       if (!failed) {
         wire["status"] = "RUNNING";
         wire.erase("statusMessage");
+        SizePoolInstanceGroups(state, it->second, /*stable=*/true);
       } else if (op.effect == OpEffect::kCreatePool) {
         ReleasePoolChips(state, it->second);
         wire["status"] = "ERROR";
@@ -157,6 +161,7 @@ void ApplyEffect(CloudState& state, OpRecord& op) {
         break;
       }
       ReleasePoolChips(state, it->second);
+      DeletePoolInstanceGroups(state, it->second);
       state.pools.erase(it);
       break;
     }

@@ -14,6 +14,7 @@
 #include "sim/api_schema.h"
 #include "sim/cloud_errors.h"
 #include "sim/cloud_operations.h"
+#include "sim/gke_instance_groups.h"
 #include "sim/gke_routes.h"
 #include "sim/tpu_shapes.h"
 
@@ -214,6 +215,7 @@ SimResponse CreatePool(SimContext& ctx, const SimRequest& req, const PoolPath& b
   }
   rec.wire = np;
   ctx.state.pools[p.pool_key()] = rec;
+  CreatePoolInstanceGroups(ctx.state, rec, ctx.now_ms);
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "CREATE_NODE_POOL", p.self_link(),
                  OpEffect::kCreatePool, p.pool_key(), error};
   return Ok(StartGkeOperation(ctx, spec).wire);
@@ -275,7 +277,10 @@ SimResponse SetSize(SimContext& ctx, const SimRequest& req, const PoolPath& p, P
     ctx.state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, -delta);
     pool.chips += delta;
   }
-  if (error.is_null()) pool.node_count = want;
+  if (error.is_null()) {
+    pool.node_count = want;
+    SizePoolInstanceGroups(ctx.state, pool, /*stable=*/false);
+  }
   pool.wire["status"] = "RECONCILING";
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "SET_NODE_POOL_SIZE", p.self_link(),
                  OpEffect::kReconcilePool, p.pool_key(), error};

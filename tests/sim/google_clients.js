@@ -85,9 +85,18 @@ async function gce() {
   assert.strictEqual(mig.targetSize, 4);
   assert.strictEqual(mig.targetSizePolicy.mode, 'BULK');
   const seen = [];
+  const sizes = {};
   for await (const [scope, list] of migs.aggregatedListAsync({project: 'gp', maxResults: 1}))
-    for (const m of list.instanceGroupManagers || []) seen.push(`${scope}/${m.name}`);
-  assert.deepStrictEqual(seen, ['zones/us-central1-a/mig']);
+    for (const m of list.instanceGroupManagers || []) {
+      seen.push(`${scope}/${m.name}`);
+      sizes[m.name] = m.targetSize;
+    }
+  // Ours, and the one GKE runs behind node pool "tpu" (4 nodes), named by its instanceGroupUrls.
+  const [pool] = await new container.v1.ClusterManagerClient(opts).getNodePool(
+      {name: 'projects/gp/locations/us-central1-a/clusters/gc/nodePools/tpu'});
+  const gkeGroup = pool.instanceGroupUrls[0].split('/').pop();
+  assert.deepStrictEqual(seen.sort(), [`zones/us-central1-a/${gkeGroup}`, 'zones/us-central1-a/mig'].sort());
+  assert.strictEqual(sizes[gkeGroup], pool.initialNodeCount);
   const [wp] = await policies.get({project: 'gp', region: 'us-central1', resourcePolicy: 'wp'});
   assert.strictEqual(wp.workloadPolicy.acceleratorTopology, '2x2x2');
   await assert.rejects(templates.get({project: 'gp', instanceTemplate: 'none'}), /was not found/);

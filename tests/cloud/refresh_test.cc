@@ -59,7 +59,11 @@ class RefreshTest : public testing::EmulatorTest {
   }
 };
 
-TEST_F(RefreshTest, PlanRefreshIsFourReadsPerProjectWhateverThePoolCount) {
+// Four list calls per project, never one per pool: the pools' sizes come from
+// the aggregated list of the instance groups GKE runs for them, which pages
+// at 500 like every Compute list (520 pools of regional clusters = 1,560 groups
+// = 4 pages).
+TEST_F(RefreshTest, PlanRefreshIsFourListsPerProjectWhateverThePoolCount) {
   SeedPools("big", 3, 520);
   SeedPools("small", 1, 2);
   cloud_->calls().Reset();
@@ -69,12 +73,45 @@ TEST_F(RefreshTest, PlanRefreshIsFourReadsPerProjectWhateverThePoolCount) {
   EXPECT_EQ(PoolCount(live->projects.at("big")), 520u);
   EXPECT_EQ(live->projects.at("big").clusters.size(), 3u);
   EXPECT_EQ(PoolCount(live->projects.at("small")), 2u);
-  EXPECT_EQ(cloud_->calls().reads(), 8);  // 4 × 2 projects
+  EXPECT_EQ(cloud_->calls().reads(), 4 * 2 + 3);  // 4 × 2 projects + 3 more pages of groups
   EXPECT_EQ(cloud_->calls().mutations(), 0);
   auto counters = emulator_->counters();
-  EXPECT_EQ(counters.calls, 8);
+  EXPECT_EQ(counters.calls, 11);
   EXPECT_EQ(counters.mutating_calls, 0);
   EXPECT_EQ(counters.calls_by_route["GET /v1/projects/{project}/locations/-/clusters"], 2);
+  EXPECT_EQ(counters.calls_by_route["GET /compute/v1/projects/{project}/aggregated/instanceGroupManagers"], 5);  // 4 pages + 1
+  // GKE's groups are read for sizes, not reported as ours.
+  EXPECT_TRUE(live->projects.at("big").instance_group_managers.empty());
+}
+
+// GKE keeps initialNodeCount at its create value; the current size is the
+// targetSize of the pool's instance groups, so a resize shows in the next refresh.
+TEST_F(RefreshTest, PoolSizeIsItsInstanceGroupsTargetSize) {
+  StartEmulator(/*op_latency_ms=*/0);
+  ASSERT_TRUE(emulator_->EnsureCluster("sz", "us-east5", "c").ok());
+  NodePool p;
+  p.name = "cpu";
+  p.machine_type = "e2-standard-4";
+  p.node_count = 1;
+  ASSERT_TRUE(cloud_->gke().CreateNodePool({"sz", "us-east5", "c"}, p).ok());
+  auto before = cloud_->Refresh({"sz"});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_EQ(before->projects.at("sz").clusters.at(0).node_pools.at(0).node_count, 1);
+  ASSERT_TRUE(cloud_->gke().SetNodePoolSize({{"sz", "us-east5", "c"}, "cpu"}, 3).ok());
+  cloud_->calls().Reset();
+  auto after = cloud_->Refresh({"sz"});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  const NodePool& live = after->projects.at("sz").clusters.at(0).node_pools.at(0);
+  EXPECT_EQ(live.node_count, 3);
+  EXPECT_EQ(live.instance_group_urls.size(), 3u) << "a regional pool: one group per zone";
+  EXPECT_TRUE(after->projects.at("sz").instance_group_managers.empty());
+  EXPECT_EQ(cloud_->calls().reads(), 4);
+  // Without the Compute lists only initialNodeCount is known.
+  RefreshOptions gke_only;
+  gke_only.include_compute = false;
+  auto plain = cloud_->Refresh({"sz"}, gke_only);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->projects.at("sz").clusters.at(0).node_pools.at(0).node_count, 1);
 }
 
 TEST_F(RefreshTest, ComputePagesAreAllFollowed) {

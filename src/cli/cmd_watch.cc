@@ -2,7 +2,11 @@
 // pieces of src/daemon/ together — a revision source (local checkout, its
 // working tree, or a remote clone), the cloud (cloud_setup.h), the reconciler,
 // the main loop, the HTTP endpoints and the signals — and runs until SIGTERM
-// or SIGINT. Exit 0 after a clean stop, 1 when it cannot start.
+// or SIGINT. With Kubernetes flags (kube_setup.h) it also keeps Kueue quota
+// following capacity, gates scale-downs on admitted workloads, and acts only
+// while it holds the leader Lease. Exit 0 after a clean stop, 1 when it cannot
+// start or when it lost the Lease (a restart re-joins the election).
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -16,12 +20,15 @@
 #include "base/version.h"
 #include "cli/cloud_setup.h"
 #include "cli/commands.h"
+#include "cli/kube_setup.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_loop.h"
 #include "daemon/duration.h"
 #include "daemon/git_sources.h"
 #include "daemon/git_webhook.h"
 #include "daemon/http_server.h"
+#include "daemon/kube_threads.h"
+#include "daemon/kueue_port.h"
 #include "daemon/log_format.h"
 #include "daemon/reconciler.h"
 #include "daemon/remote_source.h"
@@ -54,6 +61,7 @@ struct WatchFlags {
   std::string log_format = "text";
   source::GitCredentials git;
   CloudFlags cloud;
+  KubeFlags kube;
 };
 
 bool LooksLikeUrl(const std::string& repo) {
@@ -160,6 +168,16 @@ int RunWatch(const WatchFlags& flags) {
   if (auto rev = source.Current(); rev.ok()) initial = manifest::LoadRepo(*rev->tree);
   auto session = CloudSession::Open(flags.cloud, initial);
   if (!session.ok()) return fail(session.status());
+  auto kube_access = KubeAccess::Open(flags.kube);
+  if (!kube_access.ok()) return fail(kube_access.status());
+  std::unique_ptr<KubeAccess> kube = std::move(kube_access.value());
+  std::unique_ptr<daemon::KubeKueue> kueue;
+  if (kube) kueue = std::make_unique<daemon::KubeKueue>(kube->writer(), kube->clock());
+  // Wakes the loop from other threads (watches, demand); a no-op until the loop exists.
+  std::atomic<daemon::DaemonLoop*> loop_ptr{nullptr};
+  std::function<void()> wake = [&loop_ptr] {
+    if (auto* l = loop_ptr.load()) l->RequestWake();
+  };
 
   apply::ExecuteOptions execute;
   execute.parallelism = flags.parallelism;
@@ -171,6 +189,10 @@ int RunWatch(const WatchFlags& flags) {
   ro.refuse_history_rewrite = flags.refuse_history_rewrite;
   ro.drift_interval = *drift;
   ro.tool_version = TPU_PROVISIONER_VERSION;
+  ro.kueue = kueue.get();
+  ro.kube_target = flags.kube.target;
+  if (kube) ro.kueue_resync = kube->resync();
+  // Demand-driven pools (helper 4): construct the DemandHook here and set ro.demand.
   daemon::Reconciler reconciler(&source, &cloud, &clock, ro);
 
   daemon::GitWebhook* webhook_ptr = nullptr;
@@ -181,15 +203,36 @@ int RunWatch(const WatchFlags& flags) {
     if (!s.ok()) spdlog::warn("reload: {}", s.status().ToString());
     else if (webhook_ptr) webhook_ptr->SetSecret(*s);
   };
+  std::unique_ptr<daemon::LeaseKeeper> lease;
+  std::atomic<bool> lost_lease{false};
+  if (kube && kube->elector()) {
+    lo.may_act = [&lease] { return lease && lease->leader(); };
+    lo.standby_recheck = kube->retry_period();
+  }
   daemon::DaemonLoop loop(&reconciler, &source, parts->waiter.get(), &clock, lo);
+  loop_ptr = &loop;
   daemon::GitWebhook webhook([&loop] { loop.RequestFetch(); });
   webhook.SetSecret(*secret);
   webhook_ptr = &webhook;
 
   daemon::HttpHandlers handlers;
-  handlers.status = [&reconciler] { return reconciler.Snapshot(); };
-  handlers.extra_metrics = [&session, &cloud, &loop, &webhook] {
+  handlers.status = [&reconciler, &kube, &lease] {
+    daemon::DaemonStatus s = reconciler.Snapshot();
+    if (kube && kube->elector()) {
+      const auto& c = kube->elector()->config();
+      s.leader = {true, lease && lease->leader(), c.identity, c.ns + "/" + c.name};
+      // A follower is ready: it serves, and takes over when the lease expires.
+      if (!s.leader.leader) s.ready = true;
+    }
+    return s;
+  };
+  std::unique_ptr<daemon::NodeWatch> node_watch;
+  handlers.extra_metrics = [&session, &cloud, &loop, &webhook, &node_watch] {
     daemon::ExtraMetrics m;
+    if (node_watch) {
+      m.kube_watch_lists["nodes"] = node_watch->lists();
+      m.kube_watch_errors["nodes"] = node_watch->errors();
+    }
     m.api_calls = (*session)->connection().calls().ByMethodAndCode();
     m.operations_in_flight = cloud.OperationsInFlight();
     m.fetches = loop.FetchCounts();
@@ -213,6 +256,29 @@ int RunWatch(const WatchFlags& flags) {
   });
   if (!signals.ok()) return fail(signals.status());
 
+  if (kube) {
+    node_watch = std::make_unique<daemon::NodeWatch>(kube->reader(), [&reconciler, &wake] {
+      reconciler.NoteKubeChange();
+      wake();
+    });
+    node_watch->Start();
+    spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), daemon::FormatDuration(kube->resync()),
+                 flags.kube.target.empty() ? "" : "; target " + flags.kube.target);
+  }
+  if (kube && kube->elector()) {
+    lease = std::make_unique<daemon::LeaseKeeper>(
+        *kube->elector(), kube->retry_period(), [&loop] { loop.RequestFullPass(); },
+        [&loop, &lost_lease] {
+          // As client-go does: stop, and let a restart re-join the election,
+          // rather than risk acting beside the new leader.
+          lost_lease = true;
+          loop.RequestStop();
+        });
+    const auto& c = kube->elector()->config();
+    spdlog::info("leader election: {} competing for lease {}/{}", c.identity, c.ns, c.name);
+    lease->Start();
+  }
+
   std::string host;
   int port = 0;
   daemon::ParseListenAddress(flags.listen, &host, &port);
@@ -221,9 +287,15 @@ int RunWatch(const WatchFlags& flags) {
                source.remote() ? "; poll every " + daemon::FormatDuration(*poll) : "",
                flags.dry_run ? "; dry run: nothing will be changed" : "");
   loop.Run();
+  if (node_watch) node_watch->Stop();
+  if (lease) lease->Stop();  // gives the lease up for the next replica
   (*http)->Stop();
   signals->reset();
   watchdog.Disarm();
+  if (lost_lease) {
+    spdlog::error("watch: lost the leader lease; exiting");
+    return 1;
+  }
   spdlog::info("watch: stopped");
   return 0;
 }
@@ -258,6 +330,7 @@ void AddWatchCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--git-ssh-key", flags->git.ssh_key_file, "SSH private key file for ssh URLs");
   cmd->add_option("--git-known-hosts", flags->git.ssh_known_hosts_file, "known_hosts file for ssh URLs");
   AddCloudFlags(cmd, &flags->cloud);
+  AddKubeFlags(cmd, &flags->kube);
   cmd->callback([flags, &ctx] { ctx.exit_code = RunWatch(*flags); });
 }
 

@@ -39,6 +39,11 @@ void DaemonLoop::RequestReload() {
 
 void DaemonLoop::RequestWake() { waiter_->Wake(); }
 
+void DaemonLoop::RequestFullPass() {
+  full_ = true;
+  waiter_->Wake();
+}
+
 std::map<std::string, uint64_t> DaemonLoop::FetchCounts() const {
   std::lock_guard<std::mutex> lock(mu_);
   return fetches_;
@@ -58,7 +63,13 @@ void DaemonLoop::Run() {
       if (!s.ok()) spdlog::warn("fetch {}: {}", source_->Describe(), s.ToString());
       next_poll = clock_->Now() + options_.poll_interval;
     }
-    bool full = rescan;
+    if (options_.may_act && !options_.may_act()) {
+      // A follower: fetching keeps the clone warm; reconciling is the leader's.
+      auto woke = waiter_->Wait(clock_->Now() + options_.standby_recheck);
+      if (woke.ok() && woke->rescan) rescan = true;
+      continue;
+    }
+    bool full = rescan || full_.exchange(false);
     rescan = false;
     if (reload_.exchange(false)) {
       spdlog::info("reload: re-reading configuration; next reconcile is a drift check");

@@ -24,6 +24,11 @@ struct LoopOptions {
   // Run on the loop's thread after SIGHUP, before the forced drift check
   // (re-reads the webhook secret); may be empty.
   std::function<void()> on_reload;
+  // Whether this replica may act now (leader election); empty: always. While
+  // it may not, no reconcile runs: the loop only sleeps, `standby_recheck`
+  // at a time, until woken.
+  std::function<bool()> may_act;
+  std::chrono::milliseconds standby_recheck{std::chrono::seconds(1)};
 };
 
 class DaemonLoop {
@@ -43,6 +48,8 @@ class DaemonLoop {
   // Runs a reconcile soon (demand_hook.h, Kubernetes watches): the pass asks
   // its hooks what is due.
   void RequestWake();
+  // The next reconcile is a drift check over every target (leadership gained).
+  void RequestFullPass();
 
   std::map<std::string, uint64_t> FetchCounts() const;
 
@@ -55,6 +62,7 @@ class DaemonLoop {
   std::atomic<bool> stop_{false};
   std::atomic<bool> fetch_{false};
   std::atomic<bool> reload_{false};
+  std::atomic<bool> full_{false};
   mutable std::mutex mu_;
   std::map<std::string, uint64_t> fetches_;  // guarded by mu_
 };

@@ -112,6 +112,33 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
     w.Sample("webhook_requests_total", Label("result", r), static_cast<double>(n));
   w.Family("ready", "gauge", "1 after the first complete reconcile.");
   w.Sample("ready", "", s.ready ? 1 : 0);
+
+  if (s.kueue.enabled) {
+    w.Family("kueue_declared_chips", "gauge", "TPU chips git declares, per Kueue ResourceFlavor.");
+    for (const auto& f : s.kueue.flavors) w.Sample("kueue_declared_chips", Label("flavor", f.flavor), f.declared_chips);
+    w.Family("kueue_ready_chips", "gauge", "TPU chips on Ready, schedulable nodes, per ResourceFlavor.");
+    for (const auto& f : s.kueue.flavors) w.Sample("kueue_ready_chips", Label("flavor", f.flavor), f.ready_chips);
+    w.Family("kueue_nominal_quota", "gauge", "google.com/tpu nominalQuota written, per ResourceFlavor.");
+    for (const auto& f : s.kueue.flavors) w.Sample("kueue_nominal_quota", Label("flavor", f.flavor), f.nominal_quota);
+    w.Family("kueue_syncs_total", "counter", "Quota syncs, by result.");
+    w.Sample("kueue_syncs_total", Label("result", "ok"), static_cast<double>(s.kueue.syncs - s.kueue.sync_errors));
+    w.Sample("kueue_syncs_total", Label("result", "error"), static_cast<double>(s.kueue.sync_errors));
+    w.Family("kueue_scale_down_waiting", "gauge", "Node pools whose delete or shrink waits for admitted workloads.");
+    for (const auto& wait : s.kueue.scale_down_waits)
+      w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));
+  }
+  if (!extra.kube_watch_lists.empty()) {
+    w.Family("kube_watch_lists_total", "counter", "Full lists by the Kubernetes watches (re-lists after 410 Gone).");
+    for (const auto& [r, n] : extra.kube_watch_lists)
+      w.Sample("kube_watch_lists_total", Label("resource", r), static_cast<double>(n));
+    w.Family("kube_watch_errors_total", "counter", "Failed Kubernetes lists and watches.");
+    for (const auto& [r, n] : extra.kube_watch_errors)
+      w.Sample("kube_watch_errors_total", Label("resource", r), static_cast<double>(n));
+  }
+  if (s.leader.enabled) {
+    w.Family("leader", "gauge", "1 while this replica holds the leader Lease.");
+    w.Sample("leader", Label("identity", s.leader.identity), s.leader.leader ? 1 : 0);
+  }
   return w.Take();
 }
 

@@ -8,6 +8,9 @@
 //   last_applied_revision{revision} (always 1)   files_parsed_total
 //   files_parsed_last_load  history_rewrites_total  refreshes_total
 //   fetches_total{result}   webhook_requests_total{result}   ready
+//   kueue_declared_chips{flavor}  kueue_ready_chips{flavor}  kueue_nominal_quota{flavor}
+//   kueue_syncs_total{result}  kueue_scale_down_waiting{target}
+//   kube_watch_lists_total{resource}  kube_watch_errors_total{resource}  leader
 //
 // A hand-written writer: a dozen metric families do not need a client library.
 #pragma once
@@ -26,6 +29,8 @@ struct ExtraMetrics {
   int operations_in_flight = 0;
   std::map<std::string, uint64_t> fetches;        // "ok" | "error" → n
   std::map<std::string, uint64_t> webhook_requests;  // "accepted" | "unauthorized" | … → n
+  std::map<std::string, uint64_t> kube_watch_lists;   // resource → full lists (1 + re-lists after 410)
+  std::map<std::string, uint64_t> kube_watch_errors;  // resource → failed lists/watches
 };
 
 std::string MetricsText(const DaemonStatus& status, const ExtraMetrics& extra);

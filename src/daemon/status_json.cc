@@ -27,6 +27,26 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
   if (s.history_rewrite)
     rewrite = {{"from", s.history_rewrite->from}, {"to", s.history_rewrite->to},
                {"held", s.history_rewrite->held}};
+  json kueue = nullptr;
+  if (s.kueue.enabled) {
+    json flavors = json::array();
+    for (const auto& f : s.kueue.flavors)
+      flavors.push_back({{"flavor", f.flavor}, {"accelerator", f.accelerator}, {"topology", f.topology},
+                         {"declaredChips", f.declared_chips}, {"readyChips", f.ready_chips},
+                         {"nominalQuota", f.nominal_quota}});
+    json waits = json::array();
+    for (const auto& w : s.kueue.scale_down_waits)
+      waits.push_back({{"target", w.target}, {"pools", w.pools}, {"message", w.message},
+                       {"waitedSeconds", w.waited_seconds}});
+    kueue = {{"target", s.kueue.target},       {"queue", s.kueue.queue},
+             {"mode", s.kueue.mode},           {"apiVersion", s.kueue.api_version},
+             {"flavors", flavors},             {"scaleDownWaits", waits},
+             {"lastError", s.kueue.last_error}, {"syncs", s.kueue.syncs},
+             {"syncErrors", s.kueue.sync_errors}, {"queueWrites", s.kueue.queue_writes}};
+  }
+  json leader = nullptr;
+  if (s.leader.enabled)
+    leader = {{"leader", s.leader.leader}, {"identity", s.leader.identity}, {"lease", s.leader.lease}};
   return {{"source", s.source},
           {"revision", s.revision},
           {"lastAppliedRevision", s.last_applied_revision},
@@ -36,7 +56,9 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"repoErrors", s.repo_errors},
           {"historyRewrite", rewrite},
           {"historyRewrites", s.history_rewrites},
-          {"targets", targets}};
+          {"targets", targets},
+          {"kueue", kueue},
+          {"leaderElection", leader}};
 }
 
 }  // namespace tpu::daemon

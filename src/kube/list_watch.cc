@@ -31,7 +31,7 @@ Status ListWatcher::Relist(const std::function<bool(const WatchEvent&)>& on_chan
 }
 
 Status ListWatcher::Step(const std::function<bool(const WatchEvent&)>& on_change,
-                         int watch_timeout_seconds) {
+                         int watch_timeout_seconds, const std::atomic<bool>* stop) {
   if (resource_version_.empty()) {
     if (Status s = Relist(on_change); !s.ok()) return s;
   }
@@ -46,6 +46,7 @@ Status ListWatcher::Step(const std::function<bool(const WatchEvent&)>& on_change
                          ? e.object["metadata"].value("resourceVersion", "")
                          : "";
     if (!rv.empty()) resource_version_ = rv;
+    if (stop && *stop) return false;
     if (e.type == "BOOKMARK") return true;
     if (e.type == "DELETED") {
       objects_.erase(KeyOf(e.object));

@@ -6,6 +6,7 @@
 // Not thread-safe: one owner calls Step in a loop (the daemon's watch thread).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -23,7 +24,10 @@ class ListWatcher {
   // returns false. A 410 clears the version and lists again at once.
   // `on_change` sees ADDED/MODIFIED/DELETED after the cache is updated, and
   // {"RELISTED", null} after each list.
-  Status Step(const std::function<bool(const WatchEvent&)>& on_change, int watch_timeout_seconds = 300);
+  // `stop`, when given, is also checked on bookmarks, so an owner that wants
+  // to quit need not wait for a real change or the stream's end.
+  Status Step(const std::function<bool(const WatchEvent&)>& on_change, int watch_timeout_seconds = 300,
+              const std::atomic<bool>* stop = nullptr);
 
   // "namespace/name" (or "/name" when cluster-scoped) -> object.
   const std::map<std::string, json>& objects() const { return objects_; }

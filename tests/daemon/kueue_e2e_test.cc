@@ -66,9 +66,13 @@ class KueueE2eTest : public ::testing::Test {
   void AddNode(const std::string& name, const std::string& pool, bool ready) {
     json node = {{"apiVersion", "v1"}, {"kind", "Node"},
                  {"metadata", {{"name", name}, {"labels", {{"cloud.google.com/gke-nodepool", pool},
-                                                            {"cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"}}}}},
-                 {"status", {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
+                                                            {"cloud.google.com/gke-tpu-accelerator", "tpu-v5-lite-podslice"}}}}}};
     auto r = client_->Create(res::kNodes, "", node);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    // As kubelet does: the object first, its status through /status.
+    r = client_->MergePatch(res::kNodes, "", name,
+                            {{"status", {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}},
+                            "status");
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
 
 #include "base/version.h"
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", TPU_PROVISIONER_VERSION);
   app.require_subcommand(1);
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // SPDLOG_LEVEL=debug (or trace, warn, …) sets the log level; default info.
+  spdlog::cfg::load_env_levels();
   tpu::cli::CommandContext ctx;
   tpu::cli::AddCatalogCommand(app, ctx);
   tpu::cli::AddPlanCommand(app, ctx);

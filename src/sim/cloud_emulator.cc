@@ -228,7 +228,7 @@ Status CloudEmulator::Start() {
         Send(r, hres);
         return;
       }
-      fault = m.faults.Decide(req.method, req.path);
+      fault = m.faults.Decide(req.method, req.path, req.body);
     }
     const int delay = m.options.request_latency_ms + fault.delay_ms;
     if (delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));

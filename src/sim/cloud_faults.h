@@ -1,5 +1,5 @@
 // Seeded, reproducible fault injection. Rules match a request by method and
-// a regular expression searched in its path; the first matching rule decides,
+// regular expressions searched in its path and body; the first matching rule decides,
 // from one draw of a generator seeded with `seed`, whether the request fails
 // with 429, 500, 503 or a quota 403, has its connection dropped, is slowed
 // down, or starts an operation that will fail. The same seed and the same
@@ -22,6 +22,8 @@ namespace tpu::sim {
 struct FaultRule {
   std::string method = "*";     // GET, POST, … or "*"
   std::string path = "";        // ECMAScript regex searched in the path; "" matches all
+  std::string body = "";        // ECMAScript regex searched in the raw request body; "" matches all
+                                // (e.g. one node pool's create: "\"name\":\"train-0\"")
   double rate_429 = 0;
   double rate_500 = 0;
   double rate_503 = 0;
@@ -37,7 +39,7 @@ struct FaultConfig {
   std::vector<FaultRule> rules;
 };
 
-// {"seed":N,"rules":[{"method","path","rate429","rate500","rate503","rateQuota",
+// {"seed":N,"rules":[{"method","path","body","rate429","rate500","rate503","rateQuota",
 //                     "rateDrop","rateSlow","slowMs","rateOpFailure"}]}
 Result<FaultConfig> FaultConfigFromJson(const json& j);
 json FaultConfigToJson(const FaultConfig& c);
@@ -55,11 +57,13 @@ class FaultInjector {
   // Replaces the rules and restarts the generator from the config's seed.
   Status Configure(const FaultConfig& config);
   const FaultConfig& config() const { return config_; }
-  FaultDecision Decide(const std::string& method, const std::string& path);
+  FaultDecision Decide(const std::string& method, const std::string& path,
+                       const std::string& body = "");
 
  private:
   FaultConfig config_;
   std::vector<std::regex> patterns_;
+  std::vector<std::regex> body_patterns_;
   std::mt19937_64 rng_{1};
 };
 

@@ -287,8 +287,8 @@ int RunWatch(const WatchFlags& flags) {
                source.remote() ? "; poll every " + daemon::FormatDuration(*poll) : "",
                flags.dry_run ? "; dry run: nothing will be changed" : "");
   loop.Run();
+  if (lease) lease->Stop();  // first: gives the lease up for the next replica
   if (node_watch) node_watch->Stop();
-  if (lease) lease->Stop();  // gives the lease up for the next replica
   (*http)->Stop();
   signals->reset();
   watchdog.Disarm();

@@ -11,8 +11,9 @@ namespace tpu::daemon {
 namespace {
 
 // A watch stream is re-opened this often even when nothing happens, which also
-// bounds how long Stop() waits on a server that sends no bookmarks.
-constexpr int kWatchTimeoutSeconds = 30;
+// bounds how long Stop() waits on a server that sends no bookmarks (well
+// inside watch's default --shutdown-timeout of 30s).
+constexpr int kWatchTimeoutSeconds = 10;
 // Retry delays after a failed list or watch: doubling from the first to the cap.
 constexpr auto kWatchRetryFirst = std::chrono::milliseconds(500);
 constexpr auto kWatchRetryCap = std::chrono::seconds(30);

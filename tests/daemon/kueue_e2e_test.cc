@@ -320,6 +320,15 @@ TEST_F(KueueE2eTest, OnlyTheLeaseHolderWritesAndAFollowerTakesOver) {
   CommitAll(repo_, "two slices");
   ASSERT_TRUE(WaitUntil([&] { return Quota() == 8 && cloud_.Pools("c1").count("train-1") == 1; }))
       << follower->Log();
+
+  // SIGTERM: a clean exit that gives the lease up at once.
+  follower->Signal(SIGTERM);
+  auto status = follower->WaitExit();
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << follower->Log();
+  holder = client_->Get(res::kLeases, "default", "tpu-provisioner");
+  ASSERT_TRUE(holder.ok());
+  EXPECT_EQ((*holder)["spec"]["holderIdentity"], "") << holder->dump();
 }
 
 }  // namespace

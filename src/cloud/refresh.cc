@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 
 namespace tpu::cloud {
@@ -43,35 +44,49 @@ void ResolvePoolSizesFromInstanceGroups(ProjectState& state) {
   state.instance_group_managers = std::move(ours);
 }
 
+// Calls `list` until it succeeds, fails for good, or has had its attempts.
+template <typename F>
+auto WithRetries(const RefreshOptions& options, const std::string& project, F list) -> decltype(list()) {
+  // Seeded per project so jitter differs between projects refreshed together.
+  std::mt19937_64 rng(std::hash<std::string>{}(project));
+  for (int attempt = 0;; ++attempt) {
+    auto result = list();
+    if (result.ok() || !result.error().retryable() || attempt + 1 >= options.read_attempts) return result;
+    std::this_thread::sleep_for(options.read_retry.Delay(result.error(), attempt, rng()));
+  }
+}
+
 }  // namespace
 
 ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute, const std::string& project,
                                        const RefreshOptions& options) {
   ProjectState state;
   state.project = project;
-  auto clusters = gke.ListClusters(project, "-");
+  auto clusters = WithRetries(options, project, [&] { return gke.ListClusters(project, "-"); });
   if (!clusters.ok()) return clusters.error();
   state.clusters = std::move(*clusters);
   if (options.include_compute) {
-    auto policies = compute.ListWorkloadPolicies(project);
+    auto policies = WithRetries(options, project, [&] { return compute.ListWorkloadPolicies(project); });
     if (!policies.ok()) return policies.error();
     state.workload_policies = std::move(*policies);
-    auto templates = compute.ListInstanceTemplates(project);
+    auto templates = WithRetries(options, project, [&] { return compute.ListInstanceTemplates(project); });
     if (!templates.ok()) return templates.error();
     state.instance_templates = std::move(*templates);
-    auto igms = compute.ListInstanceGroupManagers(project);
+    auto igms = WithRetries(options, project, [&] { return compute.ListInstanceGroupManagers(project); });
     if (!igms.ok()) return igms.error();
     state.instance_group_managers = std::move(*igms);
     ResolvePoolSizesFromInstanceGroups(state);
   }
   if (options.include_operations) {
-    auto gke_ops = gke.ListOperations(project, "-");
+    auto gke_ops = WithRetries(options, project, [&] { return gke.ListOperations(project, "-"); });
     if (!gke_ops.ok()) return gke_ops.error();
     for (auto& op : *gke_ops) {
       if (!op.done()) state.running_operations.push_back(std::move(op));
     }
     if (options.include_compute) {
-      auto compute_ops = compute.ListOperations(project, /*only_running=*/true);
+      auto compute_ops = WithRetries(options, project, [&] {
+        return compute.ListOperations(project, /*only_running=*/true);
+      });
       if (!compute_ops.ok()) return compute_ops.error();
       for (auto& op : *compute_ops) state.running_operations.push_back(std::move(op));
     }

@@ -11,6 +11,9 @@
 // GKE-made IGMs are then left out of instance_group_managers. Without the
 // Compute lists node_count is the pool's initialNodeCount.
 //
+// Retryable failures of a list call are retried (RefreshOptions::read_attempts),
+// so a 503 or a dropped connection does not fail a whole plan.
+//
 // Projects are refreshed in parallel by at most `parallelism` threads, started
 // and joined inside Refresh (no thread outlives the call).
 #pragma once
@@ -21,6 +24,7 @@
 #include "base/status.h"
 #include "cloud/compute_client.h"
 #include "cloud/gke_client.h"
+#include "cloud/operation_poll.h"
 #include "cloud/types.h"
 
 namespace tpu::cloud {
@@ -29,6 +33,12 @@ struct RefreshOptions {
   bool include_compute = true;      // false: skip the three Compute lists (no TPUNodeGroups)
   bool include_operations = false;  // fill ProjectState::running_operations
   int parallelism = 8;              // projects refreshed at once
+  // A list call that fails with a retryable error (429, 5xx, a dropped
+  // connection), on any of its pages, is made again from its first page, up to
+  // `read_attempts` times in all, after a backoff with full jitter that honours Retry-After. The
+  // refresh thread sleeps meanwhile: refreshes run on a few threads of their own.
+  int read_attempts = 5;
+  RetrySchedule read_retry{std::chrono::milliseconds(200), std::chrono::milliseconds(10'000)};
 };
 
 // Fails with the first project's error, context "refresh project P".

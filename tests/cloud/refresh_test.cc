@@ -197,10 +197,39 @@ TEST_F(RefreshTest, AFailingProjectFailsTheRefreshWithItsName) {
   rule.rate_500 = 1.0;
   faults.rules.push_back(rule);
   ASSERT_TRUE(emulator_->SetFaults(faults).ok());
+  emulator_->ResetCounters();
   auto live = cloud_->Refresh({"good", "bad"});
   ASSERT_FALSE(live.ok());
   EXPECT_EQ(live.status().code(), Status::Code::kUnavailable);
   EXPECT_EQ(live.status().message().rfind("refresh project bad: ", 0), 0u) << live.status().message();
+  // Tried as often as RefreshOptions::read_attempts allows, then given up.
+  EXPECT_EQ(emulator_->counters().calls_by_route["GET /v1/projects/{project}/locations/-/clusters"],
+            1 + RefreshOptions{}.read_attempts);
+}
+
+// 429s, 503s and dropped connections on a third of all reads: every list is
+// retried until it succeeds, and the refresh is complete.
+TEST_F(RefreshTest, ListsAreRetriedThroughTransientErrors) {
+  SeedPools("flaky", 2, 6);
+  SeedTemplates("flaky", 3);
+  sim::FaultConfig faults;
+  faults.seed = 99;
+  sim::FaultRule rule;
+  rule.method = "GET";
+  rule.rate_429 = 0.12;
+  rule.rate_503 = 0.12;
+  rule.rate_drop = 0.1;
+  faults.rules.push_back(rule);
+  ASSERT_TRUE(emulator_->SetFaults(faults).ok());
+  cloud_->calls().Reset();
+  RefreshOptions options;
+  options.include_operations = true;
+  options.read_attempts = 12;
+  auto live = cloud_->Refresh({"flaky"}, options);
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  EXPECT_EQ(PoolCount(live->projects.at("flaky")), 6u);
+  EXPECT_EQ(live->projects.at("flaky").instance_templates.size(), 3u);
+  EXPECT_GT(cloud_->calls().reads(), 6) << "some reads failed and were made again";
 }
 
 }  // namespace

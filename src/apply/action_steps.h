@@ -2,8 +2,11 @@
 // which order, which errors are fine (a delete that finds nothing), and what a
 // stockout cleans up. Node pools: create, delete, resize, the in-place update
 // calls, and replace as delete-then-create (DeleteBeforeCreate, the default:
-// TPU capacity and reservations are scarce). Compute: insert and delete of
-// workload policies, instance templates and MIGs, MIG resize.
+// TPU capacity and reservations are scarce) or, when the plan named the
+// replacement differently (CreateBeforeDelete, plan/pool_slot.h), as
+// create-then-delete; a stockout of that create deletes only the new pool, so
+// the old one keeps serving. Compute: insert and delete of workload policies,
+// instance templates and MIGs (a MIG replace always deletes first), MIG resize.
 #pragma once
 
 #include <vector>

@@ -75,26 +75,14 @@ Result<FleetStateSummary> WriteFleetState(const std::string& repo_path, const st
   auto http_client = std::make_unique<httplib::Client>("127.0.0.1", emu.port());
   httplib::Client& http = *http_client;
   http.set_read_timeout(600, 0);
-  nlohmann::json batch = nlohmann::json::array();
-  std::vector<const plan::Action*> compute;
-  for (const auto& t : first->targets) {
+  // Compute objects first: every emulator request walks the operations list,
+  // so they go in while it is short, then the node pools in a few batches.
+  std::vector<const plan::Action*> compute, pools;
+  for (const auto& t : first->targets)
     for (const auto& a : t.actions) {
       if (a.kind != plan::ActionKind::kCreate) continue;
-      if (a.resource.kind != plan::ResourceKind::kNodePool) {
-        compute.push_back(&a);
-        continue;
-      }
-      batch.push_back({{"project", a.resource.project}, {"location", a.resource.location},
-                       {"cluster", a.resource.cluster}, {"nodePool", cloud::NodePoolToJson(*a.node_pool)}});
-      ++sum.node_pools;
-      if (batch.size() == kSeedBatch) {
-        if (Status s = Seed(http, batch); !s.ok()) return s;
-        batch = nlohmann::json::array();
-      }
+      (a.resource.kind == plan::ResourceKind::kNodePool ? pools : compute).push_back(&a);
     }
-  }
-  if (!batch.empty())
-    if (Status s = Seed(http, batch); !s.ok()) return s;
   std::stable_sort(compute.begin(), compute.end(), [](const plan::Action* x, const plan::Action* y) {
     return ComputeOrder(x->resource.kind) < ComputeOrder(y->resource.kind);
   });
@@ -108,6 +96,18 @@ Result<FleetStateSummary> WriteFleetState(const std::string& repo_path, const st
     if (!op.ok()) return Status::Internal("insert " + a->resource.Id() + ": " + op.status().ToString());
     ++sum.compute_objects;
   }
+  nlohmann::json batch = nlohmann::json::array();
+  for (const plan::Action* a : pools) {
+    batch.push_back({{"project", a->resource.project}, {"location", a->resource.location},
+                     {"cluster", a->resource.cluster}, {"nodePool", cloud::NodePoolToJson(*a->node_pool)}});
+    ++sum.node_pools;
+    if (batch.size() == kSeedBatch) {
+      if (Status s = Seed(http, batch); !s.ok()) return s;
+      batch = nlohmann::json::array();
+    }
+  }
+  if (!batch.empty())
+    if (Status s = Seed(http, batch); !s.ok()) return s;
 
   auto second = PlanAgainst(repo, *conn);
   if (!second.ok()) return second.status();

@@ -45,6 +45,11 @@ TEST_F(GkeTest, DeleteClusterRemovesItsPools) {
 }
 
 TEST_F(GkeTest, NodePoolCreateFillsServerSideDefaults) {
+  // Operations long enough that the GET right after the create finds the pool
+  // still PROVISIONING however loaded the machine is.
+  CloudEmulatorOptions slow = FastOptions();
+  slow.op_latency_ms = {{"default", 1500}};
+  StartWith(slow);
   auto r = http_->Post(Pools(), {{"nodePool", V6ePool("tpu")}});
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_EQ(r.body["operationType"], "CREATE_NODE_POOL");

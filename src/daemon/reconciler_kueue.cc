@@ -12,7 +12,9 @@ namespace {
 const char* ModeName(kube::QuotaMode m) { return m == kube::QuotaMode::kReady ? "ready" : "declared"; }
 
 // The accelerator and topology of `pool`: from the target that declared it,
-// else from the live pool (machine type and placement policy).
+// else from the live pool (machine type and placement policy) if it is one of
+// git's (the managed marker). Demand-driven pools belong to their workload and
+// hold no declared quota: false, so their deletes are never gated.
 bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& declared,
                const cloud::LiveState& live, const std::string& project, kube::PoolRemoval* out) {
   out->node_pool = pool;
@@ -30,6 +32,9 @@ bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& d
   for (const auto& c : it->second.clusters)
     for (const auto& np : c.node_pools) {
       if (np.name != pool) continue;
+      if (!np.resource_labels || np.resource_labels->count(cloud::kManagedLabel) == 0 ||
+          np.resource_labels->at(cloud::kManagedLabel) != "true")
+        return false;
       const catalog::Generation* gen = catalog::GenerationOfMachineType(np.machine_type);
       if (!gen) return false;
       out->accelerator = gen->accelerator;

@@ -87,7 +87,7 @@ void DecodeGroup(DocReader& r, TPUNodeGroup* out) {
   out->instance_template_uri = r.Str(spec, "instanceTemplateURI").value_or("");
   const YamlNode* ic = r.Map(spec, "instanceConfig");
   if (ic) {
-    out->instance_config.emplace();
+    out->instance_config = TPUNodeGroup::InstanceConfig{};
     DecodeInstanceConfig(r, ic, &*out->instance_config);
   }
   if (const YamlNode* bk = r.Map(spec, "bootstrapKubernetes")) {

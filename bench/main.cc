@@ -112,12 +112,22 @@ int Run(const RunFlags& f, const std::string& self, const std::string& command) 
   h.started_utc = UtcNow();
   h.load_before = LoadAvg();
   std::fprintf(stderr, "tpu-bench: generating the fleet in %s\n", ctx.work.c_str());
-  auto fleet = Generate(ctx.fleet, ctx.work + "/fleet");
-  if (!fleet.ok()) {
-    std::fprintf(stderr, "error: %s\n", fleet.status().ToString().c_str());
+  // In a child process: Linux keeps a process's peak RSS across fork and exec
+  // (ru_maxrss), so every process this one starts would report at least the
+  // generator's gigabyte as its own peak.
+  ProcessSpec gen;
+  gen.argv = {self, "fleet", "--out", ctx.work + "/fleet", "--projects", std::to_string(ctx.fleet.projects),
+              "--clusters", std::to_string(ctx.fleet.clusters), "--pools", std::to_string(ctx.fleet.pools),
+              "--groups", std::to_string(ctx.fleet.groups), "--seed", std::to_string(ctx.fleet.seed)};
+  fs::create_directories(ctx.work);
+  gen.stdout_file = ctx.work + "/fleet.txt";
+  auto generated = RunProcess(gen);
+  std::ifstream described(gen.stdout_file);
+  std::getline(described, h.fleet);
+  if (!generated.ok() || generated->exit_code != 0 || h.fleet.empty()) {
+    std::fprintf(stderr, "error: tpu-bench fleet failed (exit %d)\n", generated.ok() ? generated->exit_code : -1);
     return 1;
   }
-  h.fleet = *fleet;
   ctx.repo = ctx.work + "/fleet/repo";
   ctx.state = ctx.work + "/fleet/cloud-state.json";
   if (Status s = GitInit(ctx.repo); !s.ok()) {

@@ -78,6 +78,14 @@ class Builder : public YAML::EventHandler {
   Builder(YamlFile* out, const YamlLimits& limits) : out_(out), limits_(limits) {}
 
   void OnDocumentStart(const YAML::Mark& mark) override {
+    // yaml-cpp 0.7 reports a document again and again at a stray flow token
+    // (a file that is just ",") without consuming it: stop instead of looping.
+    if (started_ && mark.pos <= last_start_)
+      throw StopParse{{mark.line + 1, mark.column + 1,
+                       "YAML syntax error: unexpected character outside a flow collection; expected a "
+                       "mapping"}};
+    started_ = true;
+    last_start_ = mark.pos;
     doc_ = YamlDocument();
     doc_.line = mark.line + 1;
     sizes_.clear();
@@ -203,6 +211,8 @@ class Builder : public YAML::EventHandler {
   YamlLimits limits_;
   YamlDocument doc_;
   bool has_root_ = false;
+  bool started_ = false;
+  int last_start_ = 0;  // position of the last document start
   std::vector<uint64_t> sizes_;  // per node of doc_
   std::unordered_map<YAML::anchor_t, uint32_t> anchors_;
   uint64_t alias_nodes_ = 0;

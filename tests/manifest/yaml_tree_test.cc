@@ -113,3 +113,22 @@ TEST(YamlTreeTest, RefusesDeepNesting) {
 
 }  // namespace
 }  // namespace tpu::manifest
+
+namespace tpu::manifest {
+namespace {
+
+// Found by tests/fuzz/manifest_fuzzer: yaml-cpp 0.7 loops forever on a stray
+// flow entry at the top level; the parser stops with an error instead.
+TEST(YamlTreeTest, StrayFlowEntryIsAnErrorNotAHang) {
+  for (const char* text : {",", ",# # v7e tp?a G", "  ,?"}) {
+    YamlFile f = ParseYaml(text);
+    ASSERT_EQ(f.errors.size(), 1u) << text;
+    EXPECT_EQ(f.errors[0].message,
+              "YAML syntax error: unexpected character outside a flow collection; expected a mapping")
+        << text;
+    EXPECT_EQ(f.errors[0].line, 1);
+  }
+}
+
+}  // namespace
+}  // namespace tpu::manifest

@@ -185,7 +185,8 @@ Decision Controller::Plan(const manifest::Target& target, const cloud::LiveState
 void Controller::AfterApply(const apply::ApplyReport& report) {
   TimePoint now = clock_.Now();
   for (const auto& t : report.tasks) {
-    if (!creating_.count(t.id)) continue;
+    // Only creates count (a delete of the same pool, collecting its ERROR, has the same id).
+    if (!creating_.count(t.id) || t.description.rfind("create ", 0) != 0) continue;
     if (t.state == apply::TaskResult::State::kWaitingForCapacity) {
       auto it = backoff_.find(t.id);
       std::chrono::seconds delay = it == backoff_.end()

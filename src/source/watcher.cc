@@ -229,11 +229,15 @@ Status Watcher::ReadEvents() {
   return first;
 }
 
+std::chrono::milliseconds Watcher::PendingDebounce() const {
+  return pending_.files_changed ? options_.debounce : options_.ref_debounce;
+}
+
 Result<WatchResult> Watcher::Wait(Clock::time_point deadline) {
   while (true) {
     Clock::time_point now = Clock::now();
     Clock::time_point limit = deadline;
-    if (HasPending()) limit = std::min({limit, last_event_ + options_.debounce, first_event_ + options_.max_delay});
+    if (HasPending()) limit = std::min({limit, last_event_ + PendingDebounce(), first_event_ + options_.max_delay});
     int timeout_ms = 0;
     if (limit > now) {
       auto ms = std::chrono::ceil<std::chrono::milliseconds>(limit - now).count();
@@ -255,7 +259,7 @@ Result<WatchResult> Watcher::Wait(Clock::time_point deadline) {
       if (Status s = ReadEvents(); !s.ok()) return s;
     }
     now = Clock::now();
-    if (HasPending() && (now >= last_event_ + options_.debounce || now >= first_event_ + options_.max_delay)) {
+    if (HasPending() && (now >= last_event_ + PendingDebounce() || now >= first_event_ + options_.max_delay)) {
       WatchResult out = std::move(pending_);
       pending_ = WatchResult{};
       return out;

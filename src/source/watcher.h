@@ -5,9 +5,13 @@
 // packed-refs and refs/heads/ (recursively) — what `git commit`, `git pull`,
 // `git reset` and `git update-ref` rewrite — and a file tree (deploy/)
 // recursively, new directories included as they appear; the tree need not
-// exist yet. Events are coalesced until `debounce` passes without one (but
+// exist yet. File events are coalesced until `debounce` passes without one (but
 // never held longer than `max_delay`), so a pull writing a hundred files is one
-// wake-up. A lost-events overflow is reported as `rescan`: re-read everything.
+// wake-up. A ref update is not debounced by default (`ref_debounce` 0): git
+// moves a ref with one atomic rename, so the new commit is complete the moment
+// its event arrives, and waiting would only delay the reconcile; events already
+// queued with it are still reported in the same wake-up. A lost-events
+// overflow is reported as `rescan`: re-read everything.
 //
 // No threads: Wait() blocks in poll(2) on the inotify fd and an eventfd, so an
 // idle daemon costs nothing. Wait() is for one thread at a time; Wake() may be
@@ -36,8 +40,12 @@ struct WatcherOptions {
   // A tree watched recursively for file changes (the checkout's deploy/), for
   // --worktree mode. "" skips it.
   std::string tree_dir;
-  // Quiet period that ends a burst of events.
+  // Quiet period that ends a burst of events under tree_dir (files are
+  // written one by one; a half-written tree is not worth a reconcile).
   std::chrono::milliseconds debounce{50};
+  // Quiet period for a change that touched refs only (HEAD, refs/heads,
+  // packed-refs). 0: reported as soon as it is read.
+  std::chrono::milliseconds ref_debounce{0};
   // Longest a change waits for quiet before it is reported anyway.
   std::chrono::milliseconds max_delay{1000};
 };
@@ -49,7 +57,7 @@ struct WatchResult {
   enum class Kind {
     kTimeout,  // the deadline passed with nothing to report
     kWoken,    // Wake() was called
-    kChanged,  // something changed, then things were quiet for `debounce`
+    kChanged,  // something changed, then things were quiet for its debounce
   };
   Kind kind = Kind::kTimeout;
   bool refs_changed = false;   // HEAD, a branch or packed-refs moved
@@ -107,6 +115,9 @@ class Watcher {
   Status Rescan();
   Status ReadEvents();
   void Record(bool refs, bool files, const std::string& path);
+  // The quiet period the pending change waits for: `debounce` once any file
+  // changed, `ref_debounce` while only refs did.
+  std::chrono::milliseconds PendingDebounce() const;
 
   const WatcherOptions options_;
   const int inotify_fd_;

@@ -221,6 +221,7 @@ Step AwaitExisting(const cloud::Operation& op) {
   s.what = "wait for " + op.operation_type + " " + op.name + " started earlier";
   s.call = [op] { return ApiResult<Operation>(op); };
   s.tolerate_failed_operation = true;
+  s.learn_timing = false;  // started earlier: its age is unknown
   return s;
 }
 

@@ -60,7 +60,9 @@ int ApplyReport::ExitCode() const {
 Executor::Executor(Clients clients, ExecuteOptions options, Scheduler::Observer observer)
     : clients_(clients),
       options_(std::move(options)),
-      scheduler_({options_.parallelism, options_.threads}, std::move(observer)) {}
+      scheduler_({options_.parallelism, options_.threads}, std::move(observer)) {
+  if (!options_.steps.times) options_.steps.times = std::make_shared<cloud::OperationTimes>();
+}
 
 void Executor::Cancel() { scheduler_.Cancel(); }
 

@@ -88,14 +88,24 @@ void Scheduler::FinishLocked(size_t i, TaskResult::State state, Status status) {
   e.result.state = state;
   e.result.status = std::move(status);
   e.result.finished = Clock::now();
-  if (was_running) --active_;
-  --unfinished_;
-  if (!e.spec.lane.empty()) {
-    // The lane moves on past every finished task at its head.
-    const auto& lane = lanes_[e.spec.lane];
-    size_t& next = lane_next_[e.spec.lane];
-    while (next < lane.size() && Finished(entries_[lane[next]].result.state)) ++next;
+  if (was_running) {
+    --active_;
+    if (saturated_) {
+      // A slot freed while tasks waited for one: look at every task, in order.
+      saturated_ = false;
+      scan_all_ = true;
+    }
   }
+  --unfinished_;
+  if (e.lane) {
+    // The lane moves on past every finished task at its head.
+    const auto& lane = *e.lane;
+    size_t& next = *e.lane_next;
+    while (next < lane.size() && Finished(entries_[lane[next]].result.state)) ++next;
+    if (next < lane.size()) candidates_.push_back(lane[next]);
+  }
+  if (i < dependents_.size())
+    for (size_t d : dependents_[i]) candidates_.push_back(d);
   NotifyLocked(i);
 }
 
@@ -108,40 +118,67 @@ bool Scheduler::ReadyLocked(size_t i) const {
     if (it == by_id_.end()) continue;  // reported as failed in Run()
     if (entries_[it->second].result.state != TaskResult::State::kDone) return false;
   }
-  if (!e.spec.lane.empty() && lane_next_.at(e.spec.lane) != e.lane_position) return false;
+  if (e.lane && *e.lane_next != e.lane_position) return false;
   return true;
 }
 
-void Scheduler::StartReadyLocked() {
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    Entry& e = entries_[i];
-    if (e.result.state != TaskResult::State::kPending) continue;
-    // A dependency that ended badly means this task will never run.
-    for (const auto& dep : e.spec.after) {
-      auto it = by_id_.find(dep);
-      if (it == by_id_.end()) {
-        FinishLocked(i, TaskResult::State::kFailed,
-                     Status::Internal("depends on unknown task " + dep));
-        break;
-      }
-      const TaskResult& d = entries_[it->second].result;
-      if (Finished(d.state) && d.state != TaskResult::State::kDone) {
-        FinishLocked(i, TaskResult::State::kSkipped,
-                     Status::FailedPrecondition("not run: " + d.description + " " +
-                                                StateName(d.state)));
-        break;
-      }
+bool Scheduler::SkipIfDependencyFailedLocked(size_t i) {
+  const Entry& e = entries_[i];
+  for (const auto& dep : e.spec.after) {
+    auto it = by_id_.find(dep);
+    if (it == by_id_.end()) {
+      FinishLocked(i, TaskResult::State::kFailed, Status::Internal("depends on unknown task " + dep));
+      return true;
+    }
+    const TaskResult& d = entries_[it->second].result;
+    if (Finished(d.state) && d.state != TaskResult::State::kDone) {
+      FinishLocked(i, TaskResult::State::kSkipped,
+                   Status::FailedPrecondition("not run: " + d.description + " " + StateName(d.state)));
+      return true;
     }
   }
-  for (size_t i = 0; i < entries_.size() && active_ < options_.parallelism; ++i) {
-    if (!ReadyLocked(i)) continue;
-    Entry& e = entries_[i];
-    e.result.state = TaskResult::State::kRunning;
-    e.result.started = Clock::now();
-    ++active_;
-    peak_active_ = std::max(peak_active_, active_);
-    NotifyLocked(i);
-    DispatchLocked(i);
+  return false;
+}
+
+void Scheduler::StartLocked(size_t i) {
+  Entry& e = entries_[i];
+  e.result.state = TaskResult::State::kRunning;
+  e.result.started = Clock::now();
+  ++active_;
+  peak_active_ = std::max(peak_active_, active_);
+  NotifyLocked(i);
+  DispatchLocked(i);
+}
+
+void Scheduler::StartReadyLocked() {
+  if (scan_all_) {
+    scan_all_ = false;
+    // A dependency that ended badly means this task will never run.
+    for (size_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].result.state == TaskResult::State::kPending) SkipIfDependencyFailedLocked(i);
+    size_t i = 0;
+    for (; i < entries_.size() && active_ < options_.parallelism; ++i)
+      if (ReadyLocked(i)) StartLocked(i);
+    if (active_ >= options_.parallelism && i < entries_.size()) saturated_ = true;
+    candidates_.clear();  // every task was just looked at
+    return;
+  }
+  while (!candidates_.empty()) {
+    // In task order, as a full scan would start them.
+    std::vector<size_t> batch;
+    batch.swap(candidates_);
+    std::sort(batch.begin(), batch.end());
+    batch.erase(std::unique(batch.begin(), batch.end()), batch.end());
+    for (size_t i : batch) {
+      if (entries_[i].result.state != TaskResult::State::kPending) continue;
+      if (SkipIfDependencyFailedLocked(i)) continue;  // its own finish queues its dependents
+      if (active_ >= options_.parallelism) {
+        saturated_ = true;  // a slot's release rescans everything
+        continue;
+      }
+      if (ReadyLocked(i)) StartLocked(i);
+    }
+    if (scan_all_) return StartReadyLocked();  // a skip freed a slot of a saturated run
   }
 }
 
@@ -179,6 +216,17 @@ void Scheduler::WorkerLoop() {
 std::vector<TaskResult> Scheduler::Run() {
   std::unique_lock<std::mutex> l(mu_);
   unfinished_ = entries_.size();
+  dependents_.assign(entries_.size(), {});
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    for (const auto& dep : e.spec.after)
+      if (auto it = by_id_.find(dep); it != by_id_.end()) dependents_[it->second].push_back(i);
+    if (!e.spec.lane.empty()) {
+      e.lane = &lanes_.at(e.spec.lane);
+      e.lane_next = &lane_next_.at(e.spec.lane);
+    }
+  }
+  scan_all_ = true;
   for (int t = 0; t < options_.threads; ++t) workers_.emplace_back([this] { WorkerLoop(); });
   while (unfinished_ > 0) {
     while (!outcomes_.empty()) {

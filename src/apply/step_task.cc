@@ -16,6 +16,19 @@ bool IsStockout(const cloud::Operation& op) {
   return false;
 }
 
+std::string OperationKind(const cloud::Operation& op) {
+  if (op.api == cloud::Operation::Api::kGke) return "gke " + op.operation_type;
+  // ".../instanceGroupManagers/name" → "instanceGroupManagers"
+  std::string collection;
+  const auto last = op.target_link.find_last_of('/');
+  if (last != std::string::npos && last > 0) {
+    const auto before = op.target_link.find_last_of('/', last - 1);
+    collection = op.target_link.substr(before == std::string::npos ? 0 : before + 1,
+                                       last - (before == std::string::npos ? 0 : before + 1));
+  }
+  return "compute " + op.operation_type + " " + collection;
+}
+
 StepTask::StepTask(cloud::OperationPoller* poller, StepTaskOptions options,
                    std::vector<Step> steps)
     : poller_(poller), options_(options), steps_(std::move(steps)), rng_(options.seed) {}
@@ -57,14 +70,26 @@ Outcome StepTask::Call() {
   retry_attempt_ = 0;
   op_ = std::move(result.value());
   poll_attempt_ = 0;
+  late_polls_ = 0;
+  seen_running_ = std::chrono::milliseconds(0);
+  op_started_ = std::chrono::steady_clock::now();
+  op_kind_ = step.learn_timing && options_.times ? OperationKind(*op_) : "";
+  expected_ = op_kind_.empty() ? std::nullopt : options_.times->Expected(op_kind_);
   if (op_->done()) return Poll();  // rare: finished at once; Poll() handles the result
-  return Outcome::Again(options_.poll.Delay(poll_attempt_++, rng_()),
-                        step.what + ": waiting for " + op_->name);
+  return Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+}
+
+std::chrono::milliseconds StepTask::NextPoll() {
+  if (!expected_) return options_.poll.Delay(poll_attempt_++, rng_());
+  auto age = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - op_started_);
+  if (age >= *expected_) return options_.poll.DelayExpecting(*expected_, age, late_polls_++, rng_());
+  return options_.poll.DelayExpecting(*expected_, age, 0, rng_());
 }
 
 Outcome StepTask::Poll() {
   const Step& step = steps_[index_];
   if (!op_->done()) {
+    const auto sent = std::chrono::steady_clock::now();
     auto polled = poller_->Poll(*op_);
     if (!polled.ok()) {
       const cloud::ApiError& e = polled.error();
@@ -80,9 +105,12 @@ Outcome StepTask::Poll() {
     }
     retry_attempt_ = 0;
     op_ = std::move(polled.value());
-    if (!op_->done())
-      return Outcome::Again(options_.poll.Delay(poll_attempt_++, rng_()),
-                            step.what + ": waiting for " + op_->name);
+    const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(sent - op_started_);
+    if (!op_->done()) {
+      seen_running_ = age;
+      return Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+    }
+    if (!op_kind_.empty()) options_.times->Observe(op_kind_, expected_, seen_running_, age);
   }
   cloud::Operation op = std::move(*op_);
   op_.reset();

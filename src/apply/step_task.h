@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -32,6 +33,9 @@ struct RetryBudget {
 
 struct StepTaskOptions {
   cloud::PollSchedule poll;
+  // Operation durations learned across the tasks of one apply (shared; the
+  // Executor makes one when null). Null here: the poll schedule's fallback only.
+  std::shared_ptr<cloud::OperationTimes> times;
   cloud::RetrySchedule retry;
   RetryBudget budget;
   uint64_t seed = 0;
@@ -51,6 +55,9 @@ struct Step {
   // The operation's own failure is not this action's (waiting for an operation
   // an earlier run started: the next plan sees what it left).
   bool tolerate_failed_operation = false;
+  // The call starts its operation now, so its age is known and its duration
+  // teaches the poll schedule (false: awaiting an operation started earlier).
+  bool learn_timing = true;
 };
 
 class StepTask : public Task {
@@ -66,6 +73,8 @@ class StepTask : public Task {
   Outcome Poll();
   Outcome NextStep();
   Outcome Retry(const cloud::ApiError& error, const std::string& what);
+  // Delay before the next poll of op_.
+  std::chrono::milliseconds NextPoll();
 
   cloud::OperationPoller* poller_;
   StepTaskOptions options_;
@@ -73,6 +82,14 @@ class StepTask : public Task {
   size_t index_ = 0;
   std::optional<cloud::Operation> op_;
   int poll_attempt_ = 0;
+  // Timing of op_, for OperationTimes: its kind ("" = not learned from), when
+  // its call returned, the estimate it follows, the age of the last poll that
+  // saw it running, and the polls made at or after the expected time.
+  std::string op_kind_;
+  std::chrono::steady_clock::time_point op_started_{};
+  std::optional<std::chrono::milliseconds> expected_;
+  std::chrono::milliseconds seen_running_{0};
+  int late_polls_ = 0;
   int retry_attempt_ = 0;
   std::chrono::steady_clock::time_point first_failure_{};
   int total_retries_ = 0;
@@ -80,6 +97,11 @@ class StepTask : public Task {
   Status stockout_status_;
   std::mt19937_64 rng_;
 };
+
+// The key OperationTimes learns an operation's duration under: the API, its
+// type and, for Compute, the collection of its target ("compute insert
+// instanceTemplates"), since Compute's types are generic.
+std::string OperationKind(const cloud::Operation& op);
 
 // True when a finished operation failed for lack of capacity (GCE_STOCKOUT,
 // ZONE_RESOURCE_POOL_EXHAUSTED and their spellings in messages).

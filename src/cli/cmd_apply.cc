@@ -35,7 +35,7 @@ struct ApplyFlags {
   std::string plan_file;
   bool auto_approve = false;
   int parallelism = 16;
-  int poll_initial_ms = 1000;
+  int poll_initial_ms = 100;
   int poll_max_ms = 15000;
   int retry_deadline_s = 900;
 };
@@ -233,7 +233,9 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--parallelism", f->parallelism, "Actions in flight at once (default 16)")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--poll-initial-ms", f->poll_initial_ms,
-                  "First operation poll after this long (default 1000)")
+                  "First operation poll after this long, then x1.5 each time, until operations of "
+                  "the same kind have been seen finishing; later ones are polled when they are "
+                  "expected done (default 100)")
       ->check(CLI::Range(1, 600000));
   cmd->add_option("--poll-max-ms", f->poll_max_ms, "Longest wait between polls (default 15000)")
       ->check(CLI::Range(1, 600000));

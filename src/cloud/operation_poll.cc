@@ -27,6 +27,53 @@ std::chrono::milliseconds PollSchedule::Delay(int attempt, uint64_t random) cons
   return std::chrono::milliseconds(static_cast<int64_t>(std::max(d, 1.0)));
 }
 
+std::chrono::milliseconds PollSchedule::DelayExpecting(std::chrono::milliseconds expected,
+                                                       std::chrono::milliseconds age, int late,
+                                                       uint64_t random) const {
+  using std::chrono::milliseconds;
+  if (age < expected) return std::max(milliseconds(1), std::min(expected - age, max));
+  double step = std::max(static_cast<double>(expected.count()) / 10, static_cast<double>(min_step.count()));
+  step *= std::pow(multiplier, std::max(late, 0));
+  step = std::min(step, static_cast<double>(max.count()));
+  double spread = step * jitter;
+  double d = step - spread + 2 * spread * Unit(random);
+  return milliseconds(static_cast<int64_t>(std::max(d, 1.0)));
+}
+
+std::optional<std::chrono::milliseconds> OperationTimes::Expected(const std::string& kind) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = expected_ms_.find(kind);
+  if (it == expected_ms_.end()) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<int64_t>(it->second));
+}
+
+void OperationTimes::Observe(const std::string& kind, std::optional<std::chrono::milliseconds> expected,
+                             std::chrono::milliseconds running, std::chrono::milliseconds done) {
+  const double lo = static_cast<double>(running.count());
+  const double hi = static_cast<double>(std::max(done, running).count());
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = expected_ms_.find(kind);
+  if (it == expected_ms_.end()) {
+    // First sight: somewhere in (lo, hi]; with no running poll, hi is all we know.
+    expected_ms_[kind] = running.count() > 0 ? (lo + hi) / 2 : hi;
+    return;
+  }
+  double& e = it->second;
+  if (!expected) {
+    // Polled on the fallback schedule (started before the first estimate).
+    if (running.count() > 0) e += ((lo + hi) / 2 - e) / 2;
+    else if (hi < e) e += (hi - e) / 2;
+  } else if (running < *expected) {
+    e *= 0.98;  // done by the time we expected: try a little sooner
+  } else {
+    // Still running then: halfway to where it ended. Bounded by what was
+    // seen, so a wave of misses cannot run away (nor a wave of hits, which
+    // the next misses pull back).
+    e += ((lo + hi) / 2 - e) / 2;
+  }
+  e = std::max(e, 1.0);
+}
+
 std::chrono::milliseconds RetrySchedule::Delay(const ApiError& error, int attempt, uint64_t random) const {
   double ceiling = static_cast<double>(base.count()) * std::pow(2.0, std::min(std::max(attempt, 0), 30));
   ceiling = std::min(ceiling, static_cast<double>(cap.count()));

@@ -64,6 +64,7 @@ OpRecord& StartGkeOperation(SimContext& ctx, const GkeOpSpec& spec) {
              {"startTime", Rfc3339(ctx.now_ms)}};
   ctx.changed = true;
   auto [it, inserted] = ctx.state.gke_ops.emplace(spec.project + "/" + name, std::move(op));
+  if (inserted) ctx.state.live_ops.push_back(&it->second);
   return it->second;
 }
 
@@ -96,13 +97,18 @@ OpRecord& StartComputeOperation(SimContext& ctx, const ComputeOpSpec& spec) {
   if (spec.scope.rfind("regions/", 0) == 0) op.wire["region"] = base + spec.scope;
   ctx.changed = true;
   auto [it, inserted] = ctx.state.compute_ops.emplace(path, std::move(op));
+  if (inserted) ctx.state.live_ops.push_back(&it->second);
   return it->second;
 }
 
 const OpRecord* RunningClusterOperation(const CloudState& state, const std::string& cluster_key) {
-  for (const auto& [k, op] : state.gke_ops)
-    if (!op.done && op.cluster_key == cluster_key) return &op;
-  return nullptr;
+  // The oldest first, as a walk of gke_ops in key order would not promise either.
+  const OpRecord* found = nullptr;
+  for (const OpRecord* op : state.live_ops)
+    if (!op->compute && !op->done && op->cluster_key == cluster_key &&
+        (!found || op->start_ms < found->start_ms))
+      found = op;
+  return found;
 }
 
 void ReleasePoolChips(CloudState& state, PoolRecord& pool) {
@@ -221,8 +227,7 @@ bool AdvanceOperations(CloudState& state, int64_t now_ms) {
       op.wire["progress"] = progress;
     }
   };
-  for (auto& [k, op] : state.gke_ops) visit(op);
-  for (auto& [k, op] : state.compute_ops) visit(op);
+  for (OpRecord* op : state.live_ops) visit(*op);
   std::stable_sort(ending.begin(), ending.end(),
                    [](const OpRecord* a, const OpRecord* b) { return a->done_ms < b->done_ms; });
   for (OpRecord* op : ending) {
@@ -231,6 +236,10 @@ bool AdvanceOperations(CloudState& state, int64_t now_ms) {
     ApplyEffect(state, *op);
     changed = true;
   }
+  if (!ending.empty())
+    state.live_ops.erase(std::remove_if(state.live_ops.begin(), state.live_ops.end(),
+                                        [](const OpRecord* op) { return op->done; }),
+                         state.live_ops.end());
   return changed;
 }
 

@@ -64,6 +64,9 @@ CloudState CloudState::FromJson(const json& j) {
   for (const auto& [k, v] : j.at("compute").items()) s.compute[k] = v;
   for (const auto& [k, v] : j.at("gkeOperations").items()) s.gke_ops[k] = OpFromJson(v);
   for (const auto& [k, v] : j.at("computeOperations").items()) s.compute_ops[k] = OpFromJson(v);
+  for (auto* ops : {&s.gke_ops, &s.compute_ops})
+    for (auto& [k, op] : *ops)
+      if (!op.done) s.live_ops.push_back(&op);
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/cloud_capacity.h"
 #include "sim/sim_http.h"
@@ -56,6 +57,17 @@ struct CloudState {
   std::map<std::string, OpRecord> compute_ops;  // "projects/P/zones/Z/operations/operation-…"
   CapacityModel capacity;
   uint64_t next_id = 1000000000000000000ull;  // Compute numeric ids
+  // The operations not DONE yet, pointing into gke_ops and compute_ops (map
+  // nodes never move, and no operation is ever erased): AdvanceOperations,
+  // which runs twice per request, visits these rather than every operation
+  // ever started. Derived, not serialized. Hence no copies, only moves.
+  std::vector<OpRecord*> live_ops;
+
+  CloudState() = default;
+  CloudState(const CloudState&) = delete;
+  CloudState& operator=(const CloudState&) = delete;
+  CloudState(CloudState&&) = default;
+  CloudState& operator=(CloudState&&) = default;
 
   json ToJson() const;
   // REQUIRES: `j` came from ToJson(). Throws json exceptions on a corrupt file.

@@ -9,6 +9,7 @@
 //       scenario 1's per-resource GET refresh (run as a child process by `run`)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,7 @@ struct RunFlags {
   std::string binary, work, out, profile_notes;
   bool check = false;
   int runs = 0, idle_seconds = 0;
+  std::vector<int> scenarios;  // empty: all
 };
 
 int Run(const RunFlags& f, const std::string& self, const std::string& command) {
@@ -141,14 +143,27 @@ int Run(const RunFlags& f, const std::string& self, const std::string& command) 
                           std::to_string(ctx.baseline_parallelism) +
                           " requests in flight (Terraform's default `-parallelism`), plan with its own "
                           "refresh parallelism.");
-  std::fprintf(stderr, "tpu-bench: %s\ntpu-bench: scenario 1\n", h.fleet.c_str());
-  RunColdPlan(ctx, &results);
-  std::fprintf(stderr, "tpu-bench: scenario 2\n");
-  RunManifestLoad(ctx, &results);
-  std::fprintf(stderr, "tpu-bench: scenarios 3 and 5\n");
-  RunIncremental(ctx, &results);
-  std::fprintf(stderr, "tpu-bench: scenario 4\n");
-  RunApplyMakespan(ctx, &results);
+  auto wanted = [&](int n) {
+    return f.scenarios.empty() || std::find(f.scenarios.begin(), f.scenarios.end(), n) != f.scenarios.end();
+  };
+  std::fprintf(stderr, "tpu-bench: %s\n", h.fleet.c_str());
+  // Scenario 3 compares with scenario 1's cold plan: run alone, it has no ratio.
+  if (wanted(1)) {
+    std::fprintf(stderr, "tpu-bench: scenario 1\n");
+    RunColdPlan(ctx, &results);
+  }
+  if (wanted(2)) {
+    std::fprintf(stderr, "tpu-bench: scenario 2\n");
+    RunManifestLoad(ctx, &results);
+  }
+  if (wanted(3) || wanted(5)) {
+    std::fprintf(stderr, "tpu-bench: scenarios 3 and 5\n");
+    RunIncremental(ctx, &results);
+  }
+  if (wanted(4)) {
+    std::fprintf(stderr, "tpu-bench: scenario 4\n");
+    RunApplyMakespan(ctx, &results);
+  }
   h.finished_utc = UtcNow();
   h.load_after = LoadAvg();
   h.profile_notes_file = f.profile_notes;
@@ -220,6 +235,9 @@ int main(int argc, char** argv) {
   run->add_option("--runs", rf.runs, "Runs per figure (default: 2 small, 3 large)");
   run->add_option("--idle-seconds", rf.idle_seconds, "Scenario 5 window (default: 5 small, 60 large)");
   run->add_flag("--check", rf.check, "Exit 1 unless every figure was measured");
+  run->add_option("--scenarios", rf.scenarios, "Only these scenarios (e.g. --scenarios 3 4; 3 and 5 share a "
+                                               "daemon and run together; default: all)")
+      ->check(CLI::Range(1, 5));
   run->callback([&] {
     rf.spec_given = p->count() + c->count() + n->count() > 0;
     std::string cmd;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cloud/types.h"
+#include "plan/ownership.h"
 
 namespace tpu::demand {
 
@@ -28,10 +29,11 @@ inline constexpr const char* kSpotSelector = "cloud.google.com/gke-spot";
 inline constexpr const char* kReservationSelector = "cloud.google.com/reservation-name";
 
 // GCE resource labels on demand-driven pools.
-inline constexpr const char* kOwnerLabel = "tpu-provisioner-owner";  // = kOwnerWorkload
-inline constexpr const char* kOwnerWorkload = "workload";
-inline constexpr const char* kPoolJobSetLabel = "tpu-provisioner-jobset";
-inline constexpr const char* kPoolNamespaceLabel = "tpu-provisioner-namespace";
+// The planner reads the first three too (plan/ownership.h), to list these pools.
+inline constexpr const char* kOwnerLabel = plan::kWorkloadOwnerLabel;  // = kOwnerWorkload
+inline constexpr const char* kOwnerWorkload = plan::kWorkloadOwner;
+inline constexpr const char* kPoolJobSetLabel = plan::kWorkloadJobSetLabel;
+inline constexpr const char* kPoolNamespaceLabel = plan::kWorkloadNamespaceLabel;
 inline constexpr const char* kPoolJobKeyLabel = "tpu-provisioner-job-key";
 // Kubernetes node labels on their nodes (so `kubectl get nodes -l` finds them).
 inline constexpr const char* kNodeJobSetLabel = "tpu-provisioner.io/jobset-name";

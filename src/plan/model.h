@@ -124,6 +124,16 @@ enum class TargetStatus {
   kSuspended,  // Cluster.spec.suspend: nothing planned
 };
 
+// A live node pool a workload owns (a demand-driven pool): outside the diff,
+// listed beside it so `plan` and `/status` show all the capacity there is.
+struct WorkloadOwnedPool {
+  std::string name;
+  std::string jobset;  // "namespace/name", from its labels
+  std::string status;  // the cloud's: PROVISIONING, RUNNING, ERROR, …
+  int chips = 0;
+  bool operator==(const WorkloadOwnedPool&) const = default;
+};
+
 struct TargetPlan {
   std::string key;  // "project/cluster"
   std::string project;
@@ -139,6 +149,7 @@ struct TargetPlan {
   int owned_chips = 0;   // chips in owned live resources before the plan
   int delete_chips = 0;  // chips the plan's deletes destroy (the mass-delete guard's numerator)
   int max_delete_percent = 50;
+  std::vector<WorkloadOwnedPool> workload_pools;  // by name; never acted on by the plan
 
   bool executable() const { return status == TargetStatus::kPlanned; }
 };

@@ -23,6 +23,14 @@ inline constexpr const char* kPreventDestroyLabel = "tpu-provisioner-prevent-des
 // Set on pools whose manifest says `tpu-provisioner.io/deletion-policy: abandon`.
 inline constexpr const char* kDeletionPolicyLabel = "tpu-provisioner-deletion-policy";  // "abandon"
 
+// Demand-driven pools (DESIGN.md §8) carry kWorkloadOwnerLabel=kWorkloadOwner
+// and no kManagedLabel: they belong to a workload, so the planner leaves them
+// out of its diff and guards and only lists them (TargetPlan::workload_pools).
+inline constexpr const char* kWorkloadOwnerLabel = "tpu-provisioner-owner";
+inline constexpr const char* kWorkloadOwner = "workload";
+inline constexpr const char* kWorkloadJobSetLabel = "tpu-provisioner-jobset";
+inline constexpr const char* kWorkloadNamespaceLabel = "tpu-provisioner-namespace";
+
 // A label-safe hash of "project/cluster" (16 hex digits).
 std::string TargetHash(std::string_view target_key);
 

@@ -128,6 +128,10 @@ std::string PlanToJson(const Plan& plan, int indent) {
     json actions = json::array();
     for (const auto& a : t.actions) actions.push_back(ActionToJson(a));
     tj["actions"] = actions;
+    json workload = json::array();
+    for (const auto& p : t.workload_pools)
+      workload.push_back({{"name", p.name}, {"jobset", p.jobset}, {"status", p.status}, {"chips", p.chips}});
+    tj["workloadPools"] = workload;
     targets.push_back(tj);
   }
   j["targets"] = targets;
@@ -166,6 +170,9 @@ Result<Plan> PlanFromJson(std::string_view text) {
       t.delete_chips = tj.value("deleteChips", 0);
       t.max_delete_percent = tj.value("maxDeletePercent", 50);
       for (const auto& aj : tj.at("actions")) t.actions.push_back(ActionFromJson(aj));
+      for (const auto& pj : tj.value("workloadPools", json::array()))
+        t.workload_pools.push_back({pj.at("name").get<std::string>(), pj.value("jobset", ""),
+                                    pj.value("status", ""), pj.value("chips", 0)});
       plan.targets.push_back(std::move(t));
     }
     return plan;

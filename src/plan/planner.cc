@@ -96,6 +96,7 @@ class TargetPlanner {
     if (!tp_.errors.empty()) return Blocked();
     desired_ = BuildDesired(t);
     CountOwned();
+    ListWorkloadPools();
     PlanPolicies();
     PlanTemplates();
     PlanPools();
@@ -111,6 +112,7 @@ class TargetPlanner {
     tp_.vanished = true;
     ResolveCluster(std::nullopt, false);
     CountOwned();
+    ListWorkloadPools();
     PlanUndeclared();
     Finish();
     return std::move(tp_);
@@ -153,6 +155,22 @@ class TargetPlanner {
     for (const auto& p : cluster_->node_pools)
       if (PoolOwnership(p, tp_.key) == Ownership::kOwned) out.push_back(&p);
     return out;
+  }
+
+  void ListWorkloadPools() {
+    if (!cluster_) return;
+    for (const auto& p : cluster_->node_pools) {
+      if (!HasResourceLabel(p, kWorkloadOwnerLabel, kWorkloadOwner)) continue;
+      const auto& l = *p.resource_labels;
+      auto get = [&](const char* k) {
+        auto it = l.find(k);
+        return it == l.end() ? std::string() : it->second;
+      };
+      tp_.workload_pools.push_back({p.name, get(kWorkloadNamespaceLabel) + "/" + get(kWorkloadJobSetLabel),
+                                    p.status, PoolChips(p.machine_type, p.node_count)});
+    }
+    std::sort(tp_.workload_pools.begin(), tp_.workload_pools.end(),
+              [](const WorkloadOwnedPool& a, const WorkloadOwnedPool& b) { return a.name < b.name; });
   }
 
   void CountOwned() {
@@ -594,7 +612,6 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
   plan.tool_version = options.tool_version;
   plan.created_at = options.created_at;
   for (const auto& e : repo.errors) plan.errors.push_back(e.ToString());
-  for (const auto& [project, state] : live.projects) plan.live_fingerprints[project] = Fingerprint(state);
 
   std::set<std::string> declared;
   for (const auto& t : repo.targets) {
@@ -632,6 +649,12 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
   }
   std::sort(plan.targets.begin(), plan.targets.end(),
             [](const TargetPlan& a, const TargetPlan& b) { return a.key < b.key; });
+  // Only the projects this plan acts on: `apply FILE` checks these, and a
+  // daemon planning one target must not re-serialise the whole fleet.
+  for (const auto& t : plan.targets)
+    if (!plan.live_fingerprints.count(t.project))
+      if (const cloud::ProjectState* ps = FindProject(live, t.project))
+        plan.live_fingerprints[t.project] = Fingerprint(*ps);
   return plan;
 }
 

@@ -60,9 +60,23 @@ class Writer {
       ++shown;
     }
     if (shown == 0 && t.status == TargetStatus::kPlanned) Line("  (no changes)");
+    WorkloadPools(t.workload_pools);
     if (t.status == TargetStatus::kRefused)
       Line("  " + Paint("Nothing above will be applied for this target.", kRed));
     out_ += "\n";
+  }
+
+  // Demand-driven pools: shown as a group of their own, never as actions.
+  void WorkloadPools(const std::vector<WorkloadOwnedPool>& pools) {
+    if (pools.empty()) return;
+    int chips = 0;
+    for (const auto& p : pools) chips += p.chips;
+    Line("  " + Paint("Workload-owned node pools", kBold) + " (demand-driven; git never changes them): " +
+         std::to_string(pools.size()) + (pools.size() == 1 ? " pool, " : " pools, ") + std::to_string(chips) +
+         (chips == 1 ? " chip" : " chips"));
+    for (const auto& p : pools)
+      Line("    " + p.name + "  JobSet " + p.jobset + ", " + p.status + ", " + std::to_string(p.chips) +
+           (p.chips == 1 ? " chip" : " chips"));
   }
 
   void Action_(const Action& a) {

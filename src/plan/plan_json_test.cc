@@ -70,6 +70,7 @@ Plan RichPlan() {
 
 TEST(PlanJsonTest, RoundTrips) {
   Plan plan = RichPlan();
+  plan.targets[0].workload_pools = {{"train-0a1b", "ml/train", "RUNNING", 8}};
   Summary s = plan.Summarize();
   EXPECT_GT(s.create, 0);
   EXPECT_GT(s.update, 0);
@@ -82,6 +83,7 @@ TEST(PlanJsonTest, RoundTrips) {
   EXPECT_EQ(back->targets[0].replace_strategy, manifest::ReplaceStrategy::kCreateBeforeDelete);
   EXPECT_EQ(back->targets[0].actions.size(), plan.targets[0].actions.size());
   EXPECT_EQ(back->live_fingerprints, plan.live_fingerprints);
+  EXPECT_EQ(back->targets[0].workload_pools, plan.targets[0].workload_pools);
 }
 
 TEST(PlanJsonTest, DocumentShape) {

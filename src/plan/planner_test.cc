@@ -173,6 +173,31 @@ TEST(PlannerTest, UnmanagedPoolsThatNoManifestNamesAreLeftAlone) {
   EXPECT_FALSE(plan.HasChanges());
 }
 
+// Demand-driven pools: listed per target, never acted on, even with prune on
+// and the target's whole declared capacity gone.
+TEST(PlannerTest, WorkloadOwnedPoolsAreListedNeverPlanned) {
+  manifest::Target t = MakeTarget();
+  cloud::LiveState live;
+  cloud::Cluster c = MakeCluster();
+  cloud::NodePool job;
+  job.name = "train-0a1b2c3d4e5f";
+  job.machine_type = "ct6e-standard-4t";
+  job.node_count = 2;
+  job.status = "PROVISIONING";
+  job.resource_labels = cloud::StringMap{{kWorkloadOwnerLabel, kWorkloadOwner},
+                                         {kWorkloadNamespaceLabel, "ml"},
+                                         {kWorkloadJobSetLabel, "train"}};
+  c.node_pools.push_back(job);
+  live.projects["p"].clusters.push_back(c);
+  Plan plan = ComputePlan(RepoOf({t}), live, {});
+  ASSERT_EQ(plan.targets.size(), 1u);
+  EXPECT_TRUE(plan.targets[0].actions.empty());
+  EXPECT_FALSE(plan.HasChanges());
+  ASSERT_EQ(plan.targets[0].workload_pools.size(), 1u);
+  EXPECT_EQ(plan.targets[0].workload_pools[0],
+            (WorkloadOwnedPool{"train-0a1b2c3d4e5f", "ml/train", "PROVISIONING", 8}));
+}
+
 TEST(PlannerTest, MassDeleteIsRefusedUnlessAllowed) {
   manifest::Target t = MakeTarget();
   t.pools.push_back(MakePool("train", "v5p", "2x2x4", 4));

@@ -75,6 +75,20 @@ TEST(RenderTextTest, NoChanges) {
   EXPECT_EQ(RenderText(plan), "Target p/c\n  (no changes)\n\nNo changes. Live state matches the manifests.\n");
 }
 
+TEST(RenderTextTest, WorkloadOwnedPoolsAreAGroupOfTheirOwn) {
+  Plan plan;
+  TargetPlan t;
+  t.key = "p/c";
+  t.workload_pools = {{"train-0a1b", "ml/train", "RUNNING", 8}, {"eval-9f8e", "ml/eval", "PROVISIONING", 4}};
+  plan.targets.push_back(t);
+  EXPECT_EQ(RenderText(plan),
+            "Target p/c\n  (no changes)\n"
+            "  Workload-owned node pools (demand-driven; git never changes them): 2 pools, 12 chips\n"
+            "    train-0a1b  JobSet ml/train, RUNNING, 8 chips\n"
+            "    eval-9f8e  JobSet ml/eval, PROVISIONING, 4 chips\n"
+            "\nNo changes. Live state matches the manifests.\n");
+}
+
 TEST(RenderTextTest, ColourOnlyWhenAsked) {
   EXPECT_EQ(RenderText(SmallPlan()).find('\033'), std::string::npos);
   EXPECT_NE(RenderText(SmallPlan(), {.color = true}).find("\033[32m+"), std::string::npos);

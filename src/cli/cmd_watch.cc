@@ -4,7 +4,8 @@
 // the main loop, the HTTP endpoints and the signals — and runs until SIGTERM
 // or SIGINT. With Kubernetes flags (kube_setup.h) it also keeps Kueue quota
 // following capacity, gates scale-downs on admitted workloads, and acts only
-// while it holds the leader Lease. Exit 0 after a clean stop, 1 when it cannot
+// while it holds the leader Lease, and makes node pools for pending JobSets
+// under the target's Cluster.spec.demand (src/demand/). Exit 0 after a clean stop, 1 when it cannot
 // start or when it lost the Lease (a restart re-joins the election).
 #include <atomic>
 #include <csignal>
@@ -23,6 +24,7 @@
 #include "cli/kube_setup.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_loop.h"
+#include "daemon/demand_port.h"
 #include "daemon/duration.h"
 #include "daemon/git_sources.h"
 #include "daemon/git_webhook.h"
@@ -35,6 +37,7 @@
 #include "daemon/shutdown_watchdog.h"
 #include "daemon/signals.h"
 #include "daemon/waiter.h"
+#include "demand/controller.h"
 #include "manifest/loader.h"
 #include "source/watcher.h"
 
@@ -192,7 +195,18 @@ int RunWatch(const WatchFlags& flags) {
   ro.kueue = kueue.get();
   ro.kube_target = flags.kube.target;
   if (kube) ro.kueue_resync = kube->resync();
-  // Demand-driven pools (helper 4): construct the DemandHook here and set ro.demand.
+  // Demand-driven pools for JobSets: the controller watches Pods and JobSets,
+  // the port hands its actions to the reconciler's executor runs.
+  std::unique_ptr<demand::Controller> demand_controller;
+  std::unique_ptr<daemon::DemandPort> demand;
+  if (kube) {
+    demand::ControllerOptions dco;
+    dco.watch_timeout_seconds = 5;  // Stop() waits up to one watch call
+    dco.record_events = !flags.dry_run;
+    demand_controller = std::make_unique<demand::Controller>(kube->reader(), kube->writer(), kube->clock(), dco, wake);
+    demand = std::make_unique<daemon::DemandPort>(*demand_controller, kube->clock(), clock, flags.kube.target);
+  }
+  ro.demand = demand.get();
   daemon::Reconciler reconciler(&source, &cloud, &clock, ro);
 
   daemon::GitWebhook* webhook_ptr = nullptr;
@@ -216,8 +230,9 @@ int RunWatch(const WatchFlags& flags) {
   webhook_ptr = &webhook;
 
   daemon::HttpHandlers handlers;
-  handlers.status = [&reconciler, &kube, &lease] {
+  handlers.status = [&reconciler, &kube, &lease, &demand] {
     daemon::DaemonStatus s = reconciler.Snapshot();
+    if (demand) s.demand = demand->Snapshot();
     if (kube && kube->elector()) {
       const auto& c = kube->elector()->config();
       s.leader = {true, lease && lease->leader(), c.identity, c.ns + "/" + c.name};
@@ -262,6 +277,7 @@ int RunWatch(const WatchFlags& flags) {
       wake();
     });
     node_watch->Start();
+    demand_controller->Start();
     spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), daemon::FormatDuration(kube->resync()),
                  flags.kube.target.empty() ? "" : "; target " + flags.kube.target);
   }
@@ -288,6 +304,7 @@ int RunWatch(const WatchFlags& flags) {
                flags.dry_run ? "; dry run: nothing will be changed" : "");
   loop.Run();
   if (lease) lease->Stop();  // first: gives the lease up for the next replica
+  if (demand_controller) demand_controller->Stop();
   if (node_watch) node_watch->Stop();
   (*http)->Stop();
   signals->reset();

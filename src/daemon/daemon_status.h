@@ -76,6 +76,26 @@ struct KueueStatus {
   uint64_t queue_writes = 0;  // syncs that changed the queue
 };
 
+// A demand-driven node pool (src/demand/) as the daemon last decided about it.
+struct DemandPoolStatus {
+  std::string name;
+  std::string jobset;  // "namespace/name"
+  std::string status;  // the cloud's, or CREATING for a create decided in that pass
+  int chips = 0;
+  std::string state;   // "in use", "creating", "error", "deleting", "grace until …"
+};
+
+// Demand-driven pools in the one Kubernetes cluster the daemon talks to.
+struct DemandStatus {
+  bool enabled = false;  // Kubernetes access configured
+  std::string target;    // whose Cluster.spec.demand applies; "" when none
+  bool synced = false;   // Pods and JobSets listed
+  std::vector<DemandPoolStatus> pools;
+  int chips = 0;         // in those pools
+  std::string error;     // why no target applies, when several could
+  uint64_t events = 0;   // Kubernetes Events recorded (refusals, creates)
+};
+
 // Leader election (--leader-elect): filled in by cmd_watch from the elector.
 struct LeaderStatus {
   bool enabled = false;
@@ -101,6 +121,7 @@ struct DaemonStatus {
   std::optional<HistoryRewrite> history_rewrite;  // the latest one seen
   std::vector<TargetReport> targets;  // sorted by key
   KueueStatus kueue;
+  DemandStatus demand;  // filled in by cmd_watch from its DemandHook
   LeaderStatus leader;
 
   // Counters over the daemon's life, for /metrics.

@@ -1,11 +1,10 @@
 // DemandHook: how demand-driven pools (DESIGN §8, src/demand/) join the
 // reconcile loop. Each pass the Reconciler asks the hook which targets need a
-// re-plan (a pending pod appeared, a JobSet finished) and which pools each
-// planned target wants beyond what git declares; those pools are planned with
-// the git-declared ones and applied in the same executor run, so demand-driven
-// creates and deletes share the per-cluster lanes with git's changes and never
-// overlap them. A pool the hook stops returning is no longer desired, and the
-// planner deletes it like any undeclared owned pool.
+// re-plan (a pending pod appeared, a JobSet finished) and which actions on
+// workload-owned pools each planned target needs; they are appended to git's
+// actions and applied in the same executor run, so demand-driven creates and
+// deletes share the per-cluster lanes with git's changes and never overlap
+// them.
 //
 // The hook wakes the loop itself (a watch thread seeing a pending pod) through
 // the callback cmd_watch gives it: DaemonLoop::RequestWake(). Kubernetes
@@ -39,16 +38,15 @@ class DemandHook {
   // ending); TimePoint::max() for never.
   virtual TimePoint NextDue() const { return TimePoint::max(); }
 
-  // Pools to plan for `target` besides the ones its directory declares.
-  // Called for each unblocked target planned this pass, after live state was
-  // refreshed (`live`). Names must not collide with declared pools.
-  virtual std::vector<manifest::TPUNodePool> ExtraPools(const manifest::Target& target,
-                                                        const cloud::LiveState& live) = 0;
+  // The revision about to be planned (which target's spec.demand applies).
+  // Called on every pass that plans, before ExtraActions.
+  virtual void SetRevision(const manifest::Repo& repo) {}
 
   // Actions on workload-owned pools (demand/names.h: no git ownership
   // marker, so the planner never prunes them nor counts them in its guards),
   // appended to `target`'s executable plan in this pass after git's actions:
-  // the same executor run and per-cluster lane. Called after ExtraPools.
+  // the same executor run and per-cluster lane. Called for each unblocked,
+  // executable target planned this pass, after live state was refreshed.
   virtual std::vector<plan::Action> ExtraActions(const manifest::Target& target,
                                                  const cloud::LiveState& live) {
     return {};

@@ -127,6 +127,14 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
     for (const auto& wait : s.kueue.scale_down_waits)
       w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));
   }
+  if (s.demand.enabled) {
+    w.Family("demand_pools", "gauge", "Demand-driven (workload-owned) node pools, as last decided.");
+    w.Sample("demand_pools", "", static_cast<double>(s.demand.pools.size()));
+    w.Family("demand_chips", "gauge", "TPU chips in demand-driven node pools.");
+    w.Sample("demand_chips", "", s.demand.chips);
+    w.Family("demand_events_total", "counter", "Kubernetes Events recorded for demand (refusals, creates).");
+    w.Sample("demand_events_total", "", static_cast<double>(s.demand.events));
+  }
   if (!extra.kube_watch_lists.empty()) {
     w.Family("kube_watch_lists_total", "counter", "Full lists by the Kubernetes watches (re-lists after 410 Gone).");
     for (const auto& [r, n] : extra.kube_watch_lists)

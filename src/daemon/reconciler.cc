@@ -245,6 +245,9 @@ CycleReport Reconciler::RunOnce(bool force_full) {
       bool retry = false;
       for (const auto& key : selected)
         if (ProjectOf(key) == *it && backoff_.failures(key) > 0) retry = true;
+      // Demand decisions read pool states and running operations: always fresh.
+      for (const auto& key : demand_due)
+        if (ProjectOf(key) == *it) retry = true;
       if (live_.projects.count(*it) && !stale_projects_.count(*it) && !retry) it = projects.erase(it);
       else ++it;
     }
@@ -289,13 +292,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
 
   // 4. Plan, then keep for apply the executable targets with changes that are
   // not backing off (a changed target is tried at once: it may be the fix).
-  // Demand-driven pools join their target's declared pools first.
-  if (options_.demand) {
-    for (auto& t : repo.targets) {
-      if (t.blocked() || (!full && !selected.count(t.Key()))) continue;
-      for (auto& p : options_.demand->ExtraPools(t, live_)) t.pools.push_back(std::move(p));
-    }
-  }
+  if (options_.demand) options_.demand->SetRevision(repo);
   plan::Plan plan = plan::ComputePlan(repo, live_, plan_options);
   if (options_.demand) {
     // Workload-owned pools: actions of their own, outside git's diff and guards.

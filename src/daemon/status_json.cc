@@ -44,6 +44,15 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
              {"lastError", s.kueue.last_error}, {"syncs", s.kueue.syncs},
              {"syncErrors", s.kueue.sync_errors}, {"queueWrites", s.kueue.queue_writes}};
   }
+  json demand = nullptr;
+  if (s.demand.enabled) {
+    json pools = json::array();
+    for (const auto& p : s.demand.pools)
+      pools.push_back({{"name", p.name}, {"jobset", p.jobset}, {"status", p.status},
+                       {"chips", p.chips}, {"state", p.state}});
+    demand = {{"target", s.demand.target}, {"synced", s.demand.synced}, {"pools", pools},
+              {"chips", s.demand.chips}, {"error", s.demand.error}, {"events", s.demand.events}};
+  }
   json leader = nullptr;
   if (s.leader.enabled)
     leader = {{"leader", s.leader.leader}, {"identity", s.leader.identity}, {"lease", s.leader.lease}};
@@ -58,6 +67,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"historyRewrites", s.history_rewrites},
           {"targets", targets},
           {"kueue", kueue},
+          {"workloadPools", demand},
           {"leaderElection", leader}};
 }
 

@@ -41,6 +41,9 @@ void Controller::Start() {
 }
 
 void Controller::Stop() {
+  // Both watches wind down at once: each may sit in a watch call until its timeout.
+  pods_->RequestStop();
+  jobsets_->RequestStop();
   pods_->Stop();
   jobsets_->Stop();
 }
@@ -159,16 +162,18 @@ Decision Controller::Plan(const manifest::Target& target, const cloud::LiveState
   pools_[target.Key()] = d.pools;
 
   for (const auto& r : d.refusals) {
+    spdlog::info("demand: refused pod {}: {}", r.pod.Key(), r.reason);
+    if (!options_.record_events) continue;
     Status s = events_.Record({"v1", "Pod", r.pod.name, r.pod.ns}, "Warning", "TPUProvisioningRefused",
                               r.reason, r.reason);
     if (s.ok()) ++events_recorded_;
     else spdlog::debug("demand: event for pod {}: {}", r.pod.Key(), s.ToString());
-    spdlog::info("demand: refused pod {}: {}", r.pod.Key(), r.reason);
   }
   for (const auto& a : d.actions) {
     spdlog::info("demand: {} {}: {}", plan::ActionKindName(a.kind), a.resource.Id(), a.reason);
     if (a.kind != plan::ActionKind::kCreate || a.resource.kind != plan::ResourceKind::kNodePool) continue;
     creating_.insert(a.resource.Id());
+    if (!options_.record_events) continue;
     // a.source is "Pod ns/name".
     std::string pod = a.source.substr(a.source.find(' ') + 1);
     std::string ns = pod.substr(0, pod.find('/')), name = pod.substr(pod.find('/') + 1);

@@ -35,6 +35,7 @@ struct ControllerOptions {
   int watch_timeout_seconds = 60;
   std::chrono::seconds stockout_backoff{30};      // first retry after a stockout
   std::chrono::seconds stockout_backoff_max{600};
+  bool record_events = true;  // false under --dry-run: nothing is written to Kubernetes
 };
 
 class Controller {

@@ -19,12 +19,16 @@ void Informer::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
-void Informer::Stop() {
+void Informer::RequestStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
+}
+
+void Informer::Stop() {
+  RequestStop();
   if (thread_.joinable()) thread_.join();
 }
 

@@ -31,6 +31,7 @@ class Informer {
 
   void Start();
   void Stop();
+  void RequestStop();  // Stop() without waiting for the thread
   // Listed at least once (the cache holds every object, not a part).
   bool synced() const { return synced_; }
   int errors() const { return errors_; }

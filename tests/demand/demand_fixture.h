@@ -24,6 +24,7 @@
 #include "demand/names.h"
 #include "kube/clock.h"
 #include "sim/cloud_emulator.h"
+#include "demand/demand_objects.h"
 
 namespace tpu::demand::testing {
 
@@ -127,6 +128,8 @@ inline void DemandFixture::SetUp() {
 
 inline void DemandFixture::TearDown() {
   if (controller_) controller_->Stop();
+  // Our connections first: the emulator's Stop() waits out idle keep-alive ones.
+  cloud_.reset();
   cloud_emu_->Stop();
 }
 
@@ -176,38 +179,21 @@ inline apply::ApplyReport DemandFixture::Pass(Decision* decision) {
 }
 
 inline std::string DemandFixture::JobKey(const std::string& jobset, int job) {
-  // JobSet's key is a SHA-1 of the Job's namespaced name; any stable 40 hex digits do here.
-  std::string seed = std::to_string(std::hash<std::string>{}(jobset + "/" + std::to_string(job)));
-  std::string key;
-  for (char c : seed) key += "0123456789abcdef"[(c - '0') % 16];
-  while (key.size() < 40) key += key;
-  return key.substr(0, 40);
+  return testing::JobKey(jobset, job);
 }
 
 inline void DemandFixture::CreatePod(const std::string& ns, const std::string& jobset, int job, int index,
                                      const std::string& accelerator, const std::string& topology, int tpu) {
-  std::string name = jobset + "-slice-" + std::to_string(job) + "-" + std::to_string(index);
-  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"},
-              {"metadata", {{"name", name}, {"namespace", ns},
-                            {"labels", {{kJobSetNameLabel, jobset}, {kJobKeyLabel, JobKey(jobset, job)}}},
-                            {"annotations", {{kCompletionIndexAnnotation, std::to_string(index)}}}}},
-              {"spec", {{"nodeSelector", {{kAcceleratorSelector, accelerator}, {kTopologySelector, topology}}},
-                        {"containers", {{{"name", "main"}, {"image", "jax"},
-                                         {"resources", {{"limits", {{kTpuResource, std::to_string(tpu)}}}}}}}}}}};
+  std::string name = PodName(jobset, job, index);
   const auto& pods = kube::resources::kPods;
-  ASSERT_TRUE(kube_->client->Create(pods, ns, pod).ok()) << name;
-  json status = {{"status", {{"phase", "Pending"},
-                             {"conditions", {{{"type", "PodScheduled"}, {"status", "False"},
-                                              {"reason", "Unschedulable"}}}}}}};
-  ASSERT_TRUE(kube_->client->MergePatch(pods, ns, name, status, "status").ok());
+  ASSERT_TRUE(kube_->client->Create(pods, ns, PodJson(ns, jobset, job, index, accelerator, topology, tpu)).ok())
+      << name;
+  ASSERT_TRUE(kube_->client->MergePatch(pods, ns, name, UnschedulableStatus(), "status").ok());
 }
 
 inline void DemandFixture::CreateJobSet(const std::string& name, int jobs, const std::string& accelerator,
                                         const std::string& topology, int tpu, int vms, const std::string& ns) {
-  json js = {{"apiVersion", "jobset.x-k8s.io/v1alpha2"}, {"kind", "JobSet"},
-             {"metadata", {{"name", name}, {"namespace", ns},
-                           {"annotations", {{"alpha.jobset.sigs.k8s.io/exclusive-topology", "cloud.google.com/gke-nodepool"}}}}},
-             {"spec", {{"replicatedJobs", {{{"name", "slice"}, {"replicas", jobs}}}}}}};
+  json js = JobSetJson(ns, name, jobs);
   const kube::ResourceRef namespaces{"", "v1", "namespaces", "Namespace", false};
   if (!kube_->client->Get(namespaces, "", ns).ok()) {
     ASSERT_TRUE(kube_->client->Create(namespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"},

@@ -21,12 +21,12 @@ std::string Join(const std::vector<std::string>& v) {
 
 const char* CapacityName(manifest::CapacityType t) {
   switch (t) {
-    case manifest::CapacityType::kOnDemand: return "on-demand";
+    case manifest::CapacityType::kOnDemand: return "onDemand";
     case manifest::CapacityType::kSpot: return "spot";
     case manifest::CapacityType::kReservation: return "reservation";
-    case manifest::CapacityType::kFlexStart: return "flex-start";
+    case manifest::CapacityType::kFlexStart: return "flexStart";
   }
-  return "on-demand";
+  return "onDemand";
 }
 
 bool IsZone(const std::string& location) {

@@ -34,7 +34,7 @@ std::optional<int> ParseSeconds(const std::string& s) {
 }
 
 std::optional<CapacityType> CapacityTypeNamed(const std::string& s) {
-  if (s == "on-demand") return CapacityType::kOnDemand;
+  if (s == "onDemand") return CapacityType::kOnDemand;
   if (s == "spot") return CapacityType::kSpot;
   if (s == "reservation") return CapacityType::kReservation;
   return std::nullopt;

@@ -59,7 +59,7 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
             "enabled": {"type": "boolean", "description": "default true when spec.demand is present"},
             "accelerators": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}, "description": "accelerator labels or aliases that may be provisioned (tpu-v6e-slice, v5p, …)"},
             "topologies": {"type": "array", "items": {"type": "string", "pattern": "^[0-9]+x[0-9]+(x[0-9]+)?$"}, "description": "allowed topologies; absent = any topology valid for the accelerator"},
-            "capacityTypes": {"type": "array", "minItems": 1, "items": {"enum": ["on-demand", "spot", "reservation"]}, "description": "default [on-demand]"},
+            "capacityTypes": {"type": "array", "minItems": 1, "items": {"enum": ["onDemand", "spot", "reservation"]}, "description": "default [onDemand], spelled as TPUNodePool spec.capacity.type"},
             "maxChips": {"type": "integer", "minimum": 0, "description": "chips in demand-driven pools of this cluster, at most"},
             "maxChipsPerNamespace": {"type": "integer", "minimum": 0, "description": "chips in demand-driven pools per pod namespace, at most (default maxChips)"},
             "gracePeriod": {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "minLength": 2, "description": "how long pools outlive their JobSet's completion, failure or deletion (default 5m); a restart within it keeps them"},

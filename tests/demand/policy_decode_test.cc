@@ -23,7 +23,7 @@ TEST(DemandPolicyDecodeTest, ValuesAndDefaults) {
   FakeTree tree;
   tree.Write("deploy/proj-demand/c1/cluster.yaml",
              Cluster("    accelerators: [v6e, tpu-v5p-slice]\n    topologies: [2x4, 4x4, 2x2x2]\n"
-                     "    capacityTypes: [on-demand, spot]\n    maxChips: 256\n    maxChipsPerNamespace: 64\n"
+                     "    capacityTypes: [onDemand, spot]\n    maxChips: 256\n    maxChipsPerNamespace: 64\n"
                      "    gracePeriod: 1h30m\n    serviceAccount: nodes@proj.iam.gserviceaccount.com\n"
                      "    nodeLabels: {team: ml}\n"));
   Repo repo = LoadRepo(tree);

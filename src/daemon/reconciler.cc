@@ -185,10 +185,13 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   }
   report.revision = rev.id;
 
-  // 2. Load (unchanged files come from the parse cache) and see what changed.
-  manifest::Repo repo = manifest::LoadRepo(*rev.tree, options_.load, &cache_);
+  // 2. Load and see what changed. Targets whose directory listing is as it was
+  // are carried over from the previous load and changed files come from the
+  // parse cache, so a one-file commit rebuilds one target; the signatures
+  // reuse the load's listings.
+  const manifest::Repo& repo = manifest::LoadRepoIncremental(*rev.tree, options_.load, &cache_);
   report.files_parsed = cache_.last_load_parses();
-  TreeSignatures signatures = ComputeSignatures(*rev.tree);
+  TreeSignatures signatures = ComputeSignatures(*rev.tree, cache_);
   std::map<std::string, const manifest::Target*> declared;
   for (const auto& t : repo.targets) declared[t.Key()] = &t;
   // Copied before demand-driven pools join: quota follows what git declares.

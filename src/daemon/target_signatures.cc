@@ -1,22 +1,12 @@
 // ComputeSignatures / ChangedTargets: see target_signatures.h.
 #include "daemon/target_signatures.h"
 
+#include "manifest/loader.h"
+
 namespace tpu::daemon {
 namespace {
 
 using manifest::TreeEntry;
-
-void Describe(const TreeEntry& e, const std::string& path, std::string* out) {
-  *out += path;
-  *out += '\0';
-  *out += std::to_string(static_cast<int>(e.kind));
-  *out += ':';
-  // Without an id (an oversized file), the size stands in: the loader refuses
-  // such files anyway, and the error changes only with the size.
-  *out += e.id.empty() ? "size" + std::to_string(e.size) : e.id;
-  *out += e.link_target;
-  *out += '\n';
-}
 
 void Walk(const manifest::Tree& tree, const std::string& dir, std::string* out) {
   auto entries = tree.List(dir);
@@ -26,14 +16,12 @@ void Walk(const manifest::Tree& tree, const std::string& dir, std::string* out) 
   }
   for (const auto& e : *entries) {
     std::string path = dir + "/" + e.name;
-    Describe(e, path, out);
+    manifest::DescribeEntry(e, path, out);
     if (e.kind == TreeEntry::Kind::kDirectory) Walk(tree, path, out);
   }
 }
 
-}  // namespace
-
-TreeSignatures ComputeSignatures(const manifest::Tree& tree) {
+TreeSignatures Compute(const manifest::Tree& tree, const manifest::ParseCache* listings) {
   TreeSignatures sig;
   auto projects = tree.List("deploy");
   if (!projects.ok()) {
@@ -43,7 +31,7 @@ TreeSignatures ComputeSignatures(const manifest::Tree& tree) {
   for (const auto& p : *projects) {
     std::string pdir = "deploy/" + p.name;
     if (p.kind != TreeEntry::Kind::kDirectory) {
-      Describe(p, pdir, &sig.outside);
+      manifest::DescribeEntry(p, pdir, &sig.outside);
       continue;
     }
     auto clusters = tree.List(pdir);
@@ -51,15 +39,25 @@ TreeSignatures ComputeSignatures(const manifest::Tree& tree) {
     for (const auto& c : *clusters) {
       std::string cdir = pdir + "/" + c.name;
       if (c.kind != TreeEntry::Kind::kDirectory) {
-        Describe(c, cdir, &sig.outside);
+        manifest::DescribeEntry(c, cdir, &sig.outside);
         continue;
       }
       std::string& s = sig.targets[p.name + "/" + c.name];
       s = "dir\n";  // an empty directory is still a target
-      Walk(tree, cdir, &s);
+      const manifest::ParseCache::Listing* listed = listings ? listings->FindListing(cdir) : nullptr;
+      if (listed && !listed->has_subdirs) s += listed->signature;
+      else Walk(tree, cdir, &s);
     }
   }
   return sig;
+}
+
+}  // namespace
+
+TreeSignatures ComputeSignatures(const manifest::Tree& tree) { return Compute(tree, nullptr); }
+
+TreeSignatures ComputeSignatures(const manifest::Tree& tree, const manifest::ParseCache& listings) {
+  return Compute(tree, &listings);
 }
 
 std::set<std::string> ChangedTargets(const TreeSignatures& before, const TreeSignatures& after) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "manifest/parse_cache.h"
 #include "manifest/tree.h"
 
 namespace tpu::daemon {
@@ -21,6 +22,11 @@ struct TreeSignatures {
 };
 
 TreeSignatures ComputeSignatures(const manifest::Tree& tree);
+// The same signatures, taking each target directory's listing from the latest
+// manifest::LoadRepoIncremental of `tree` with `listings` instead of listing
+// it again (directories with subdirectories are still walked).
+// REQUIRES: that load was of this same tree.
+TreeSignatures ComputeSignatures(const manifest::Tree& tree, const manifest::ParseCache& listings);
 
 // Keys whose signature differs, appears or disappears between `before` and `after`.
 std::set<std::string> ChangedTargets(const TreeSignatures& before, const TreeSignatures& after);

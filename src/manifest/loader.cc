@@ -4,6 +4,7 @@
 #include "manifest/loader.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "manifest/names.h"
 #include "manifest/target_builder.h"
@@ -30,10 +31,36 @@ std::string SymlinkMessage(const TreeEntry& e) {
          " leaves the repository or points nowhere; not followed";
 }
 
+// Key() order without building the keys.
+bool KeyLess(const Target& a, const Target& b) {
+  auto at = [](const Target& t, size_t i) -> int {
+    if (i < t.project.size()) return static_cast<unsigned char>(t.project[i]);
+    if (i == t.project.size()) return '/';
+    i -= t.project.size() + 1;
+    return i < t.cluster.size() ? static_cast<unsigned char>(t.cluster[i]) : -1;
+  };
+  const size_t n = std::max(a.project.size() + a.cluster.size(), b.project.size() + b.cluster.size()) + 1;
+  for (size_t i = 0; i < n; ++i) {
+    int x = at(a, i), y = at(b, i);
+    if (x != y) return x < y;
+    if (x < 0) return false;
+  }
+  return false;
+}
+
 class Loader {
  public:
-  Loader(const Tree& tree, const LoadOptions& options, ParseCache* cache)
-      : tree_(tree), options_(options), cache_(cache) {}
+  // `previous` (incremental loads only): the previous result, whose targets
+  // may be moved from, and the listings they were built from.
+  Loader(const Tree& tree, const LoadOptions& options, ParseCache* cache, Repo* previous = nullptr,
+         std::unordered_map<std::string, ParseCache::Listing>* previous_listings = nullptr)
+      : tree_(tree), options_(options), cache_(cache), previous_(previous),
+        previous_listings_(previous_listings) {
+    if (previous_)
+      for (size_t i = 0; i < previous_->targets.size(); ++i) previous_index_[previous_->targets[i].dir] = i;
+  }
+
+  std::unordered_map<std::string, ParseCache::Listing>& listings() { return listings_; }
 
   Repo Load() {
     auto root = tree_.List("deploy");
@@ -47,8 +74,8 @@ class Loader {
       if (e.kind == TreeEntry::Kind::kDirectory) LoadProject(e.name);
       else Stray(e, path, nullptr);
     }
-    std::sort(repo_.targets.begin(), repo_.targets.end(),
-              [](const Target& a, const Target& b) { return a.Key() < b.Key(); });
+    if (!std::is_sorted(repo_.targets.begin(), repo_.targets.end(), KeyLess))
+      std::sort(repo_.targets.begin(), repo_.targets.end(), KeyLess);
     return std::move(repo_);
   }
 
@@ -86,19 +113,90 @@ class Loader {
       if (!bad_project.empty()) t.errors.push_back(FileError(dir, "invalid project directory: " + bad_project));
       if (std::string why = CheckRfc1035(e.name, 40); !why.empty())
         t.errors.push_back(FileError(t.dir, "invalid cluster directory: " + why));
-      LoadTarget(&t);
+      // The directory's own id unchanged (a git tree id): nothing below it
+      // changed, so not even its listing is read again.
+      if (previous_ && CarryOverById(t.dir, e.id)) continue;
+      auto listed = tree_.List(t.dir);
+      if (!listed.ok()) {
+        t.errors.push_back(FileError(t.dir, listed.status().message()));
+        repo_.targets.push_back(std::move(t));
+        continue;
+      }
+      if (previous_ && CarryOver(t.dir, e.id, *listed)) continue;
+      reusable_ = true;
+      LoadTarget(&t, *listed);
+      if (previous_) {
+        ParseCache::Listing& l = listings_[t.dir];
+        l = Describe(t.dir, *listed);
+        l.dir_id = e.id;
+        l.reusable = reusable_;
+      }
       repo_.targets.push_back(std::move(t));
     }
   }
 
-  void LoadTarget(Target* t) {
-    auto entries = tree_.List(t->dir);
-    if (!entries.ok()) {
-      t->errors.push_back(FileError(t->dir, entries.status().message()));
-      return;
+  static ParseCache::Listing Describe(const std::string& dir, const std::vector<TreeEntry>& entries) {
+    ParseCache::Listing l;
+    for (const auto& e : entries) {
+      DescribeEntry(e, dir + "/" + e.name, &l.signature);
+      if (e.kind == TreeEntry::Kind::kDirectory) l.has_subdirs = true;
     }
+    return l;
+  }
+
+  // A target directory listed as at the previous load: its Target moves over
+  // as it was, and its files stay in the parse cache.
+  bool CarryOver(const std::string& dir, const std::string& dir_id, const std::vector<TreeEntry>& entries) {
+    auto prev = previous_listings_->find(dir);
+    auto index = previous_index_.find(dir);
+    if (prev == previous_listings_->end() || !prev->second.reusable || index == previous_index_.end()) return false;
+    ParseCache::Listing now = Describe(dir, entries);
+    if (now.signature != prev->second.signature) return false;
+    now.reusable = true;
+    now.dir_id = dir_id;
+    for (const auto& e : entries)
+      if (e.kind == TreeEntry::Kind::kFile && !e.id.empty()) cache_->Touch(e.id);
+    repo_.targets.push_back(std::move(previous_->targets[index->second]));
+    listings_[dir] = std::move(now);
+    return true;
+  }
+
+  // The same, known from the directory's id alone (no listing read). The
+  // files are kept in the parse cache from the previous listing's signature.
+  bool CarryOverById(const std::string& dir, const std::string& dir_id) {
+    if (dir_id.empty()) return false;
+    auto prev = previous_listings_->find(dir);
+    auto index = previous_index_.find(dir);
+    if (prev == previous_listings_->end() || !prev->second.reusable || prev->second.dir_id != dir_id ||
+        index == previous_index_.end())
+      return false;
+    TouchListed(prev->second.signature);
+    repo_.targets.push_back(std::move(previous_->targets[index->second]));
+    listings_[dir] = std::move(prev->second);
+    return true;
+  }
+
+  // Marks as used the content ids in a listing signature (DescribeEntry lines:
+  // path \0 kind ':' id link '\n').
+  void TouchListed(const std::string& signature) {
+    const std::string file_kind = std::to_string(static_cast<int>(TreeEntry::Kind::kFile)) + ":";
+    size_t at = 0;
+    while (at < signature.size()) {
+      const size_t end = signature.find('\n', at);
+      const size_t nul = signature.find('\0', at);
+      if (end == std::string::npos || nul == std::string::npos || nul > end) break;
+      if (signature.compare(nul + 1, file_kind.size(), file_kind) == 0) {
+        // A file's id is 40 hex digits (its line ends there: files have no link target).
+        const size_t id_at = nul + 1 + file_kind.size();
+        cache_->Touch(signature.substr(id_at, end - id_at));
+      }
+      at = end + 1;
+    }
+  }
+
+  void LoadTarget(Target* t, const std::vector<TreeEntry>& entries) {
     TargetBuilder builder(t);
-    for (const auto& e : *entries) {
+    for (const auto& e : entries) {
       std::string path = t->dir + "/" + e.name;
       if (e.kind != TreeEntry::Kind::kFile || !IsYaml(e.name) || Hidden(e.name)) {
         if (e.kind != TreeEntry::Kind::kFile) Stray(e, path, t);
@@ -116,10 +214,12 @@ class Loader {
   }
 
   std::shared_ptr<const ParsedFile> Parse(const TreeEntry& e, const std::string& path, Target* t) {
+    if (e.id.empty()) reusable_ = false;  // cannot tell next time whether it changed
     if (cache_ && !e.id.empty())
       if (auto hit = cache_->Find(e.id)) return hit;
     auto bytes = tree_.Read(path);
     if (!bytes.ok()) {
+      reusable_ = false;  // perhaps transient: read it again next time
       t->errors.push_back(FileError(path, bytes.status().message()));
       return nullptr;
     }
@@ -144,9 +244,42 @@ class Loader {
   ParseCache* cache_;
   std::unique_ptr<SchemaChecker> checker_;  // made on the first parse; cache hits need none
   Repo repo_;
+  Repo* previous_;
+  std::unordered_map<std::string, ParseCache::Listing>* previous_listings_;
+  std::unordered_map<std::string, size_t> previous_index_;  // previous_ targets by directory
+  std::unordered_map<std::string, ParseCache::Listing> listings_;
+  bool reusable_ = true;  // the target being loaded can be carried over next time
 };
 
 }  // namespace
+
+void DescribeEntry(const TreeEntry& e, const std::string& path, std::string* out) {
+  *out += path;
+  *out += '\0';
+  *out += std::to_string(static_cast<int>(e.kind));
+  *out += ':';
+  // Without an id (an oversized file), the size stands in: the loader refuses
+  // such files anyway, and the error changes only with the size.
+  if (e.id.empty()) {
+    *out += "size";
+    *out += std::to_string(e.size);
+  } else {
+    *out += e.id;
+  }
+  *out += e.link_target;
+  *out += '\n';
+}
+
+const Repo& LoadRepoIncremental(const Tree& tree, const LoadOptions& options, ParseCache* cache) {
+  cache->BeginLoad();
+  Repo previous = std::move(cache->incremental_repo());
+  Loader loader(tree, options, cache, &previous, &cache->listings());
+  Repo repo = loader.Load();
+  cache->listings() = std::move(loader.listings());
+  cache->incremental_repo() = std::move(repo);
+  cache->EndLoad();
+  return cache->incremental_repo();
+}
 
 Repo LoadRepo(const Tree& tree, const LoadOptions& options, ParseCache* cache) {
   if (cache) cache->BeginLoad();

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "manifest/parse_cache.h"
 #include "manifest/tree.h"
@@ -29,5 +30,20 @@ struct LoadOptions {
 };
 
 Repo LoadRepo(const Tree& tree, const LoadOptions& options = {}, ParseCache* cache = nullptr);
+
+// LoadRepo for a loop that loads revision after revision (the daemon): the
+// result is kept in `cache`, and a target whose directory listing (the names,
+// kinds and content ids of its entries) is the same as at the previous
+// incremental load with this cache is carried over as it was instead of being
+// re-assembled from its files. A one-file commit then costs the directory
+// listings plus the one target's build, not the fleet's. The listings are
+// left in the cache (ParseCache::FindListing) for change detection.
+// Returns a reference valid until the next load with `cache`.
+// REQUIRES: the same options for every load that shares a cache.
+const Repo& LoadRepoIncremental(const Tree& tree, const LoadOptions& options, ParseCache* cache);
+
+// One line describing a tree entry for change detection: `path`, its kind, its
+// content id (its size when it has none) and a link's target.
+void DescribeEntry(const TreeEntry& e, const std::string& path, std::string* out);
 
 }  // namespace tpu::manifest

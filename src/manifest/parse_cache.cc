@@ -21,6 +21,16 @@ void ParseCache::Insert(const std::string& id, std::shared_ptr<const ParsedFile>
   entries_[id] = Entry{std::move(file), load_};
 }
 
+void ParseCache::Touch(const std::string& id) {
+  auto it = entries_.find(id);
+  if (it != entries_.end()) it->second.used = load_;
+}
+
+const ParseCache::Listing* ParseCache::FindListing(const std::string& dir) const {
+  auto it = listings_.find(dir);
+  return it == listings_.end() ? nullptr : &it->second;
+}
+
 void ParseCache::EndLoad() {
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->second.used != load_) it = entries_.erase(it);

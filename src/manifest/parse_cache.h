@@ -5,6 +5,10 @@
 //
 // Entries not used by the latest load are dropped at its end, so the cache
 // holds one repository's worth of files. Not thread-safe: one load at a time.
+//
+// For LoadRepoIncremental (loader.h) it also keeps the latest Repo and, per
+// target directory, the listing it was built from, so a target whose listing
+// did not change is carried over instead of re-assembled.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +17,7 @@
 #include <unordered_map>
 
 #include "manifest/parsed_file.h"
+#include "manifest/types.h"
 
 namespace tpu::manifest {
 
@@ -31,9 +36,27 @@ class ParseCache {
   std::shared_ptr<const ParsedFile> Find(const std::string& id);
   void Insert(const std::string& id, std::shared_ptr<const ParsedFile> file);
   void CountParse() { ++parses_; ++last_parses_; }
+  // Keeps `id` for this load without counting a hit (a carried-over target's file).
+  void Touch(const std::string& id);
   void EndLoad();
 
+  // A target directory's listing at the latest load: one line per entry
+  // (DescribeEntry in loader.h), in name order.
+  struct Listing {
+    std::string dir_id;  // the directory's own content id, when the tree gives one (a git tree id)
+    std::string signature;
+    bool has_subdirs = false;  // entries below it are not in `signature`
+    bool reusable = false;     // every file had a content id and was read: the target can be carried over
+  };
+  // The latest load's listing of target directory `dir`, or null.
+  const Listing* FindListing(const std::string& dir) const;
+  // LoadRepoIncremental's state (loader.cc): its latest result, and the
+  // listings of the latest load by target directory.
+  Repo& incremental_repo() { return repo_; }
+  std::unordered_map<std::string, Listing>& listings() { return listings_; }
+
  private:
+
   struct Entry {
     std::shared_ptr<const ParsedFile> file;
     uint64_t used = 0;  // the load that last used it
@@ -43,6 +66,9 @@ class ParseCache {
   uint64_t parses_ = 0;
   uint64_t hits_ = 0;
   uint64_t last_parses_ = 0;
+  // LoadRepoIncremental's state: the latest result and the listings it came from.
+  Repo repo_;
+  std::unordered_map<std::string, Listing> listings_;  // by target directory
 };
 
 }  // namespace tpu::manifest

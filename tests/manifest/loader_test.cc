@@ -182,3 +182,105 @@ TEST(LoaderTest, ExampleProjectIsValid) {
 
 }  // namespace
 }  // namespace tpu::manifest
+
+namespace tpu::manifest {
+namespace {
+
+// A FakeTree that, like a git tree, gives directories an id (here a digest of
+// everything below them) and records which directories were listed.
+class DirIdTree : public FakeTree {
+ public:
+  Result<std::vector<TreeEntry>> List(const std::string& dir) const override {
+    lists.push_back(dir);
+    return ListWithIds(dir);
+  }
+  mutable std::vector<std::string> lists;
+
+ private:
+  Result<std::vector<TreeEntry>> ListWithIds(const std::string& dir) const {
+    auto entries = FakeTree::List(dir);
+    if (!entries.ok()) return entries;
+    for (auto& e : *entries) {
+      if (e.kind != TreeEntry::Kind::kDirectory) continue;
+      std::string below;
+      const std::string path = dir.empty() ? e.name : dir + "/" + e.name;
+      auto sub = ListWithIds(path);
+      for (const auto& s : *sub) below += s.name + ":" + s.id + "\n";
+      e.id = GitBlobId(below);
+    }
+    return entries;
+  }
+};
+
+std::string Key(const Target& t) { return t.Key(); }
+
+TEST(LoaderIncrementalTest, SameResultAsAFullLoadAndOnlyTheChangedTargetRebuilt) {
+  FakeTree tree;
+  for (const char* c : {"c1", "c2", "c3"})
+    for (int i = 0; i < 3; ++i)
+      tree.Write(std::string("deploy/my-project/") + c + "/p" + std::to_string(i) + ".yaml",
+                 Pool(std::string(c) + "-p" + std::to_string(i)));
+  tree.Write("deploy/my-project/c2/bad.yaml", "kind: [\n");  // a blocked target is carried over too
+  ParseCache cache;
+  const Repo& first = LoadRepoIncremental(tree, {}, &cache);
+  ASSERT_EQ(first.targets.size(), 3u);
+  EXPECT_EQ(cache.last_load_parses(), 10u);
+  EXPECT_EQ(ErrorLines(first), ErrorLines(LoadRepo(tree)));
+
+  tree.reads.clear();
+  const Repo& again = LoadRepoIncremental(tree, {}, &cache);
+  EXPECT_EQ(cache.last_load_parses(), 0u);
+  EXPECT_TRUE(tree.reads.empty());
+  ASSERT_EQ(again.targets.size(), 3u);
+  EXPECT_EQ(again.targets[0].pools.size(), 3u);
+  EXPECT_TRUE(again.targets[1].blocked());
+  EXPECT_EQ(cache.size(), 10u);  // carried-over targets keep their files cached
+
+  tree.Write("deploy/my-project/c3/p1.yaml", Pool("c3-p1") + "  slices: 2\n");
+  tree.Write("deploy/my-project/c4/p.yaml", Pool("c4-p"));
+  tree.reads.clear();
+  const Repo& changed = LoadRepoIncremental(tree, {}, &cache);
+  EXPECT_EQ(cache.last_load_parses(), 2u);
+  EXPECT_EQ(tree.reads, (std::vector<std::string>{"deploy/my-project/c3/p1.yaml", "deploy/my-project/c4/p.yaml"}));
+  Repo full = LoadRepo(tree);
+  ASSERT_EQ(changed.targets.size(), full.targets.size());
+  for (size_t i = 0; i < full.targets.size(); ++i) {
+    EXPECT_EQ(Key(changed.targets[i]), Key(full.targets[i]));
+    EXPECT_EQ(changed.targets[i].pools.size(), full.targets[i].pools.size());
+    EXPECT_EQ(changed.targets[i].errors.size(), full.targets[i].errors.size());
+  }
+  EXPECT_EQ(changed.targets[2].pools[1].slices, 2);
+  EXPECT_EQ(ErrorLines(changed), ErrorLines(full));
+
+  tree.Remove("deploy/my-project/c1/p0.yaml");
+  tree.Remove("deploy/my-project/c1/p1.yaml");
+  tree.Remove("deploy/my-project/c1/p2.yaml");
+  tree.Write("deploy/my-project/c1/README", "gone\n");
+  const Repo& removed = LoadRepoIncremental(tree, {}, &cache);
+  ASSERT_EQ(removed.targets.size(), 4u);
+  EXPECT_TRUE(removed.targets[0].pools.empty());
+  EXPECT_EQ(cache.FindListing("deploy/my-project/c1")->signature.find("p0.yaml"), std::string::npos);
+}
+
+TEST(LoaderIncrementalTest, UnchangedDirectoryIdsAreNotListedAgain) {
+  DirIdTree tree;
+  for (const char* c : {"c1", "c2", "c3"})
+    tree.Write(std::string("deploy/my-project/") + c + "/p.yaml", Pool(std::string(c) + "-p"));
+  ParseCache cache;
+  LoadRepoIncremental(tree, {}, &cache);
+  tree.Write("deploy/my-project/c2/p.yaml", Pool("c2-p") + "  slices: 3\n");
+  tree.lists.clear();
+  tree.reads.clear();
+  const Repo& repo = LoadRepoIncremental(tree, {}, &cache);
+  EXPECT_EQ(cache.last_load_parses(), 1u);
+  EXPECT_EQ(tree.lists, (std::vector<std::string>{"deploy", "deploy/my-project", "deploy/my-project/c2"}));
+  ASSERT_EQ(repo.targets.size(), 3u);
+  EXPECT_EQ(repo.targets[0].pools.size(), 1u);
+  EXPECT_EQ(repo.targets[1].pools[0].slices, 3);
+  EXPECT_EQ(cache.size(), 3u);  // files of targets carried by id stay cached
+  ASSERT_NE(cache.FindListing("deploy/my-project/c1"), nullptr);
+  EXPECT_NE(cache.FindListing("deploy/my-project/c1")->signature.find("p.yaml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tpu::manifest

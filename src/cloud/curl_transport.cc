@@ -112,7 +112,7 @@ CurlTransport::CurlTransport(CurlTransportOptions options)
   GlobalInitOnce();
   shared_ = std::make_unique<Shared>();
   if (options_.insecure) {
-    spdlog::warn("TLS verification is OFF and plain http is allowed to any host (--insecure); "
+    spdlog::warn("TLS verification is OFF and plain http is allowed to any host (--insecure-skip-tls-verify); "
                  "use only against a test endpoint");
   }
 }
@@ -157,7 +157,7 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   }
   if (plain_http && !options_.insecure && !IsPlainHttpAllowedHost(UrlHost(request.url))) {
     return Status::InvalidArgument("refusing plain http to non-loopback host " + UrlHost(request.url) +
-                                   " (use https, or --insecure for a test endpoint)");
+                                   " (use https, or --insecure-skip-tls-verify for a test endpoint)");
   }
 
   CURL* h = static_cast<CURL*>(AcquireHandle());

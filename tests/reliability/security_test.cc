@@ -338,6 +338,7 @@ TEST_F(SecurityTest, TlsVerificationOffOnlyWithTheFlagAndAWarning) {
   insecure.push_back("--insecure-skip-tls-verify");
   RunBinary(insecure, env_token, &out);
   EXPECT_NE(out.find("TLS verification is OFF"), std::string::npos) << out;
+  EXPECT_NE(out.find("(--insecure-skip-tls-verify)"), std::string::npos) << "the warning names the flag\n" << out;
   EXPECT_EQ(out.find("certificate"), std::string::npos) << "the flag turns verification off\n" << out;
   kill(server, SIGKILL);
   waitpid(server, nullptr, 0);

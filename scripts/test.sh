@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, and runs every test.
+# The test command: installs what is missing, builds, and runs every test,
+# then a short fuzz run of the manifest loader (clang, ASan + UBSan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-cd "${BUILD_DIR:-build}"
-ctest --output-on-failure -j"${JOBS:-$(nproc)}" --timeout 300
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j"${JOBS:-$(nproc)}" --timeout 300)
+scripts/fuzz_smoke.sh

@@ -25,7 +25,8 @@ struct TreeEntry {
   std::string name;  // the last path component
   Kind kind = Kind::kOther;
   uint64_t size = 0;  // bytes, for files
-  std::string id;     // content id, for files ("" when the tree cannot tell cheaply)
+  std::string id;     // content id: a file's blob id or digest, a directory's tree id
+                      // when the tree has one for free; "" when it cannot tell cheaply
   std::string link_target;  // kSymlink only: where the link points, for messages
 };
 

@@ -109,6 +109,10 @@ Result<std::vector<TreeEntry>> GitTree::List(const std::string& dir) const {
         return BlobStatus(rc, Describe() + ": " + path + " (blob " + ShortId(entry.id) + ")");
       }
       entry.size = size;
+    } else if (entry.kind == TreeEntry::Kind::kDirectory) {
+      // Same tree id, same subtree: the loader carries an unchanged target
+      // over without listing it (git trees hold no links it would follow).
+      entry.id = OidHex(*git_tree_entry_id(e));
     }
     out.push_back(std::move(entry));
   }

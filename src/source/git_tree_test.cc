@@ -1,6 +1,8 @@
 // GitTree and GitRepo over real repositories made with the git CLI.
 #include "source/git_tree.h"
 
+#include <map>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -75,6 +77,32 @@ TEST_F(GitTreeTest, UnchangedFileKeepsItsIdAcrossCommits) {
   };
   EXPECT_EQ(id_of(first, "deploy/p/a"), id_of(second, "deploy/p/a"));
   EXPECT_NE(id_of(first, "deploy/p/b"), id_of(second, "deploy/p/b"));
+}
+
+// A directory's id is its git tree id: unchanged subtree, same id.
+TEST_F(GitTreeTest, DirectoryIdIsItsTreeIdAndChangesWithItsContents) {
+  WriteFile(dir_.path() / "deploy/p/a/x.yaml", "a\n");
+  WriteFile(dir_.path() / "deploy/p/b/y.yaml", "b\n");
+  std::string first = CommitAll(dir_.path(), "first");
+  WriteFile(dir_.path() / "deploy/p/b/sub/z.yaml", "z\n");
+  std::string second = CommitAll(dir_.path(), "second");
+  GitRepo repo = Open();
+  auto ids = [&](const std::string& commit) {
+    Result<GitTree> t = repo.Tree(commit);
+    EXPECT_TRUE(t.ok());
+    std::map<std::string, std::string> out;
+    Result<std::vector<TreeEntry>> listed = t->List("deploy/p");
+    EXPECT_TRUE(listed.ok());
+    for (const auto& e : *listed) {
+      EXPECT_EQ(e.kind, TreeEntry::Kind::kDirectory);
+      out[e.name] = e.id;
+    }
+    return out;
+  };
+  auto before = ids(first), after = ids(second);
+  EXPECT_EQ(before["a"], Git(dir_.path(), "rev-parse " + first + ":deploy/p/a"));
+  EXPECT_EQ(before["a"], after["a"]);
+  EXPECT_NE(before["b"], after["b"]) << "a file added below b/ changes b's id";
 }
 
 TEST_F(GitTreeTest, SymlinkIsReportedAndNeverFollowed) {

@@ -238,6 +238,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   plan::PlanOptions plan_options;
   plan_options.allow_mass_delete = options_.allow_mass_delete;
   plan_options.tool_version = options_.tool_version;
+  plan_options.fingerprint_live = false;  // plans are applied here, never saved
   if (!full) plan_options.only_targets.assign(selected.begin(), selected.end());
   std::set<std::string> projects;
   for (const auto& p : plan::ProjectsToRefresh(repo, plan_options)) projects.insert(p);

@@ -652,7 +652,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
   // Only the projects this plan acts on: `apply FILE` checks these, and a
   // daemon planning one target must not re-serialise the whole fleet.
   for (const auto& t : plan.targets)
-    if (!plan.live_fingerprints.count(t.project))
+    if (options.fingerprint_live && !plan.live_fingerprints.count(t.project))
       if (const cloud::ProjectState* ps = FindProject(live, t.project))
         plan.live_fingerprints[t.project] = Fingerprint(*ps);
   return plan;

@@ -23,6 +23,9 @@ struct PlanOptions {
   std::vector<std::string> only_targets;
   std::string tool_version;  // copied into Plan::tool_version
   std::string created_at;    // copied into Plan::created_at
+  // Plan::live_fingerprints, which only a saved plan needs (`apply FILE`
+  // checks them); the daemon never saves one and skips the cost.
+  bool fingerprint_live = true;
 };
 
 // REQUIRES: `live` holds a refresh of every project the repo's targets name

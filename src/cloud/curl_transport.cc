@@ -17,6 +17,9 @@ namespace tpu::cloud {
 namespace {
 
 constexpr const char* kUserAgent = "tpu-provisioner/" TPU_PROVISIONER_VERSION;
+// The shared connection cache keeps libcurl's default of 5 otherwise: with
+// dozens of workers nearly every call opened (and TLS-handshook) a new one.
+constexpr long kMaxConnects = 128;
 
 void GlobalInitOnce() {
   // curl_global_init is not thread-safe; do it once before any handle exists.
@@ -132,6 +135,7 @@ void* CurlTransport::AcquireHandle() {
   }
   CURL* h = curl_easy_init();
   curl_easy_setopt(h, CURLOPT_SHARE, shared_->share);
+  curl_easy_setopt(h, CURLOPT_MAXCONNECTS, kMaxConnects);
   return h;
 }
 
@@ -142,6 +146,7 @@ void CurlTransport::ReleaseHandle(void* handle) {
     if (idle_.size() < options_.max_idle_handles) {
       curl_easy_reset(h);  // keeps the connection cache, drops per-request options
       curl_easy_setopt(h, CURLOPT_SHARE, shared_->share);
+      curl_easy_setopt(h, CURLOPT_MAXCONNECTS, kMaxConnects);
       idle_.push_back(h);
       return;
     }

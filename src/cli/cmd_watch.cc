@@ -5,8 +5,9 @@
 // or SIGINT. With Kubernetes flags (kube_setup.h) it also keeps Kueue quota
 // following capacity, gates scale-downs on admitted workloads, and acts only
 // while it holds the leader Lease, and makes node pools for pending JobSets
-// under the target's Cluster.spec.demand (src/demand/). Exit 0 after a clean stop, 1 when it cannot
-// start or when it lost the Lease (a restart re-joins the election).
+// under the target's Cluster.spec.demand (src/demand/). Exit 0 after a clean
+// stop, 1 when it cannot start or when it lost the Lease (a restart re-joins
+// the election).
 #include <atomic>
 #include <csignal>
 #include <cstdio>

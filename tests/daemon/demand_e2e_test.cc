@@ -11,8 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon/daemon_fixture.h"
-#include "daemon/daemon_process.h"
+#include "daemon/kube_e2e_fixture.h"
 #include "demand/demand_objects.h"
 #include "kube/resource.h"
 #include "kube/rest_client.h"
@@ -43,31 +42,15 @@ sim::CloudEmulatorOptions EmulatorOptions(int pool_ms) {
   return o;
 }
 
-class DemandE2eTest : public ::testing::Test {
+class DemandE2eTest : public KubeE2eFixture {
  protected:
-  explicit DemandE2eTest(int pool_ms = 300) : cloud_(EmulatorOptions(pool_ms)) {}
+  explicit DemandE2eTest(int pool_ms = 300) : KubeE2eFixture(EmulatorOptions(pool_ms)) {}
 
   void SetUp() override {
-    ASSERT_TRUE(api_.Start().ok());
-    kube::RestConfig rc;
-    rc.server = api_.url();
-    client_ = std::make_unique<kube::RestClient>(rc);
-    kubeconfig_ = (tmp_.path() / "kubeconfig").string();
-    WriteFile(kubeconfig_, "apiVersion: v1\nkind: Config\ncurrent-context: sim\nclusters:\n- name: sim\n  cluster:\n"
-                           "    server: " + api_.url() + "\ncontexts:\n- name: sim\n  context:\n    cluster: sim\n"
-                           "    user: sim\nusers:\n- name: sim\n  user:\n    token: sim-token\n");
-    repo_ = tmp_.path() / "repo";
-    InitRepo(repo_);
+    KubeE2eFixture::SetUp();
     const kube::ResourceRef namespaces{"", "v1", "namespaces", "Namespace", false};
     ASSERT_TRUE(client_->Create(namespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"},
                                                  {"metadata", {{"name", kNs}}}}).ok());
-  }
-
-  std::unique_ptr<DaemonProcess> Start(const std::string& log) {
-    std::vector<std::string> args = {"--repo", repo_.string(), "--kubeconfig", kubeconfig_,
-                                     "--drift-interval", "1h"};
-    return std::make_unique<DaemonProcess>(args, (tmp_.path() / log).string(), cloud_.emulator().endpoint(),
-                                           metadata_.host());
   }
 
   // A JobSet of `jobs` Jobs whose leader pods wait for a v6e 2x4 slice (2 VMs of 4 chips).
@@ -118,14 +101,6 @@ class DemandE2eTest : public ::testing::Test {
         n += std::stoll(line.substr(line.rfind(' ') + 1));
     return n;
   }
-
-  TempDir tmp_;
-  fs::path repo_;
-  std::string kubeconfig_;
-  kubesim::KubeApiServer api_{kubesim::KubeApiServer::Options{}};
-  std::unique_ptr<kube::RestClient> client_;
-  CloudFixture cloud_;
-  FakeMetadataServer metadata_;
 };
 
 // A 2-slice JobSet gets two workload-owned pools, created in the same lane as
@@ -135,7 +110,7 @@ class DemandE2eTest : public ::testing::Test {
 TEST_F(DemandE2eTest, JobSetPoolsShareTheLaneWithGitShowInStatusAndPlanAndGoAfterCompletion) {
   WriteFile(repo_ / "deploy/tpu-proj/c1/cluster.yaml", DemandClusterYaml("2s"));
   CommitAll(repo_, "demand policy");
-  auto d = Start("daemon.log");
+  auto d = Start({});
   ASSERT_NE(d->Port(), 0) << d->Log();
   ASSERT_TRUE(WaitUntil([&] { return d->Status().value("ready", false); })) << d->Log();
 
@@ -195,7 +170,7 @@ class DemandCrashTest : public DemandE2eTest {
 TEST_F(DemandCrashTest, KillNineMidCreateMakesNoDuplicate) {
   WriteFile(repo_ / "deploy/tpu-proj/c1/cluster.yaml", DemandClusterYaml("5m"));
   CommitAll(repo_, "demand policy");
-  auto d = Start("first.log");
+  auto d = Start({}, "first.log");
   ASSERT_NE(d->Port(), 0) << d->Log();
   CreateJobSet("train", 1);
   ASSERT_TRUE(WaitUntil([&] { return PoolCreates() == 1; })) << d->Log();
@@ -205,7 +180,7 @@ TEST_F(DemandCrashTest, KillNineMidCreateMakesNoDuplicate) {
   d->Signal(SIGKILL);
   ASSERT_TRUE(d->WaitExit().has_value());
 
-  auto again = Start("second.log");
+  auto again = Start({}, "second.log");
   ASSERT_NE(again->Port(), 0) << again->Log();
   ASSERT_TRUE(WaitUntil([&] { return again->Status().value("ready", false); })) << again->Log();
   ASSERT_TRUE(WaitUntil([&] {

@@ -7,8 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon/daemon_fixture.h"
-#include "daemon/daemon_process.h"
+#include "daemon/kube_e2e_fixture.h"
 #include "kube/resource.h"
 #include "kube/rest_client.h"
 #include "sim/kube/api_server.h"
@@ -29,28 +28,8 @@ std::string KueueClusterYaml(const std::string& mode) {
   return ClusterYaml("c1") + "  kueue:\n    clusterQueue: tpu-queue\n    mode: " + mode + "\n";
 }
 
-class KueueE2eTest : public ::testing::Test {
+class KueueE2eTest : public KubeE2eFixture {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(api_.Start().ok());
-    kube::RestConfig rc;
-    rc.server = api_.url();
-    client_ = std::make_unique<kube::RestClient>(rc);
-    kubeconfig_ = (tmp_.path() / "kubeconfig").string();
-    WriteFile(kubeconfig_, "apiVersion: v1\nkind: Config\ncurrent-context: sim\nclusters:\n- name: sim\n  cluster:\n"
-                           "    server: " + api_.url() + "\ncontexts:\n- name: sim\n  context:\n    cluster: sim\n"
-                           "    user: sim\nusers:\n- name: sim\n  user:\n    token: sim-token\n");
-    repo_ = tmp_.path() / "repo";
-    InitRepo(repo_);
-  }
-
-  std::unique_ptr<DaemonProcess> Start(std::vector<std::string> args, const std::string& log = "daemon.log") {
-    std::vector<std::string> all = {"--repo", repo_.string(), "--kubeconfig", kubeconfig_, "--drift-interval", "1h"};
-    all.insert(all.end(), args.begin(), args.end());
-    return std::make_unique<DaemonProcess>(all, (tmp_.path() / log).string(), cloud_.emulator().endpoint(),
-                                           metadata_.host());
-  }
-
   // The queue's google.com/tpu nominalQuota for `flavor`; -1 when absent.
   int64_t Quota(const std::string& flavor = kFlavor) {
     auto cq = client_->Get(res::kClusterQueues, "", kQueue);
@@ -80,14 +59,6 @@ class KueueE2eTest : public ::testing::Test {
     json s = d.Status();
     return s.is_object() ? s["kueue"] : json(nullptr);
   }
-
-  TempDir tmp_;
-  fs::path repo_;
-  std::string kubeconfig_;
-  kubesim::KubeApiServer api_{kubesim::KubeApiServer::Options{}};
-  std::unique_ptr<kube::RestClient> client_;
-  CloudFixture cloud_;
-  FakeMetadataServer metadata_;
 };
 
 TEST_F(KueueE2eTest, FlavorsAndQuotaFromTheRepoACommitRaisesQuotaHumanFieldsSurvive) {

@@ -35,6 +35,8 @@ struct PlanFlags {
   bool detailed_exitcode = false;
   bool show_noop = false;
   bool no_color = false;
+  int summary_over = plan::kDefaultSummaryOver;
+  bool full = false;
 };
 
 // Written to a temporary file and renamed, so a crash never leaves half a plan.
@@ -110,6 +112,8 @@ int RunPlan(PlanFlags& f) {
     plan::TextOptions text;
     text.color = !f.no_color && isatty(STDOUT_FILENO);
     text.show_noop = f.show_noop;
+    text.summary_over = f.summary_over;
+    text.full = f.full;
     std::fputs(plan::RenderText(plan, text).c_str(), stdout);
   }
   std::fflush(stdout);
@@ -151,6 +155,7 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
                 "Allow deleting more than a target's maxDeletePercent of its owned chips");
   cmd->add_flag("--show-noop", f->show_noop, "Also list resources that are in sync");
   cmd->add_flag("--no-color", f->no_color, "No colours, even on a terminal");
+  AddPlanTextFlags(cmd, &f->summary_over, &f->full);
   AddCloudFlags(cmd, &f->run.cloud);
   cmd->callback([f, &ctx] { ctx.exit_code = RunPlan(*f); });
 }

@@ -6,6 +6,7 @@
 #include "base/version.h"
 #include "manifest/disk_tree.h"
 #include "manifest/loader.h"
+#include "plan/render_text.h"
 
 namespace tpu::cli {
 
@@ -16,6 +17,14 @@ std::string NowRfc3339() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+void AddPlanTextFlags(CLI::App* cmd, int* summary_over, bool* full) {
+  cmd->add_option("--summary-over", *summary_over,
+                  "Group identical actions per target when the plan has more than N actions "
+                  "(default " + std::to_string(plan::kDefaultSummaryOver) + ")")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--full", *full, "List every action, however many (JSON always does)");
 }
 
 Result<manifest::Repo> LoadRepoFromDisk(const std::string& path) {

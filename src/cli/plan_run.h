@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/cloud_setup.h"
 #include "cloud/types.h"
 #include "manifest/types.h"
@@ -36,6 +38,9 @@ Result<PlanRun> LoadRefreshPlan(const PlanRunOptions& options);
 
 // The repo at `path` (a directory), loaded from disk.
 Result<manifest::Repo> LoadRepoFromDisk(const std::string& path);
+
+// --summary-over N and --full: how a large plan's text is shown (plan, apply).
+void AddPlanTextFlags(CLI::App* cmd, int* summary_over, bool* full);
 
 // Current UTC time as RFC 3339, for Plan::created_at.
 std::string NowRfc3339();

@@ -86,6 +86,16 @@ struct BlastRadius {
   bool operator==(const BlastRadius&) const = default;
 };
 
+// What kind of TPU capacity an action's chips are (capacity_shape.h): for
+// people, never for deciding anything. Empty when unknown or chipless.
+struct CapacityShape {
+  std::string generation;  // the catalog's name: "v6e"
+  std::string topology;    // "4x4"; empty when unknown
+  std::string capacity;    // as manifests spell it: onDemand | spot | reservation | flexStart
+  bool empty() const { return generation.empty(); }
+  bool operator==(const CapacityShape&) const = default;
+};
+
 struct Action {
   ActionKind kind = ActionKind::kNoop;
   ResourceRef resource;
@@ -105,6 +115,11 @@ struct Action {
   // create-before-delete replacement an interrupted run made, see pool_slot.h).
   // The slot stays filled, so the mass-delete guard does not count it.
   std::string superseded_by;
+  // The capacity the action creates (create, replace, update, resize) and
+  // destroys (delete, replace, update, resize); the old side of a replace
+  // may differ from the new one.
+  CapacityShape created_shape;
+  CapacityShape destroyed_shape;
 
   // Desired bodies (exactly one set for create/update/resize/replace, matching
   // resource.kind). Node pools carry the ownership markers already.

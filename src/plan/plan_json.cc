@@ -10,6 +10,14 @@ namespace {
 
 using nlohmann::json;
 
+json ShapeToJson(const CapacityShape& s) {
+  return {{"generation", s.generation}, {"topology", s.topology}, {"capacityType", s.capacity}};
+}
+
+CapacityShape ShapeFromJson(const json& j) {
+  return {j.value("generation", ""), j.value("topology", ""), j.value("capacityType", "")};
+}
+
 json ActionToJson(const Action& a) {
   json j;
   j["action"] = ActionKindName(a.kind);
@@ -37,6 +45,8 @@ json ActionToJson(const Action& a) {
                       {"multiHost", a.blast.multi_host}};
   j["dependsOn"] = a.depends_on;
   if (!a.superseded_by.empty()) j["supersededBy"] = a.superseded_by;
+  if (!a.created_shape.empty()) j["createdShape"] = ShapeToJson(a.created_shape);
+  if (!a.destroyed_shape.empty()) j["destroyedShape"] = ShapeToJson(a.destroyed_shape);
   if (a.node_pool) j["nodePool"] = NodePoolToJson(*a.node_pool);
   if (a.workload_policy) j["workloadPolicy"] = WorkloadPolicyToJson(*a.workload_policy);
   if (a.instance_template) j["instanceTemplate"] = InstanceTemplateToJson(*a.instance_template);
@@ -81,6 +91,8 @@ Action ActionFromJson(const json& j) {
   }
   a.depends_on = j.value("dependsOn", std::vector<std::string>{});
   a.superseded_by = j.value("supersededBy", "");
+  if (j.contains("createdShape")) a.created_shape = ShapeFromJson(j.at("createdShape"));
+  if (j.contains("destroyedShape")) a.destroyed_shape = ShapeFromJson(j.at("destroyedShape"));
   if (j.contains("nodePool")) a.node_pool = NodePoolFromJson(j.at("nodePool"));
   if (j.contains("workloadPolicy")) a.workload_policy = WorkloadPolicyFromJson(j.at("workloadPolicy"));
   if (j.contains("instanceTemplate")) a.instance_template = InstanceTemplateFromJson(j.at("instanceTemplate"));

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "catalog/catalog.h"
+#include "plan/capacity_shape.h"
 #include "plan/compute_diff.h"
 #include "plan/desired.h"
 #include "plan/field_text.h"
@@ -619,6 +620,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     if (!Selected(t.Key(), options)) continue;
     TargetPlanner planner(t.project, t.cluster, FindProject(live, t.project), options);
     plan.targets.push_back(planner.Plan(t));
+    AddCapacityShapes(&plan.targets.back(), FindProject(live, t.project));
   }
 
   // Targets whose directory vanished: owned node pools in a cluster no
@@ -646,6 +648,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     std::string project = key.substr(0, slash);
     TargetPlanner planner(project, key.substr(slash + 1), FindProject(live, project), options);
     plan.targets.push_back(planner.PlanVanished());
+    AddCapacityShapes(&plan.targets.back(), FindProject(live, project));
   }
   std::sort(plan.targets.begin(), plan.targets.end(),
             [](const TargetPlan& a, const TargetPlan& b) { return a.key < b.key; });

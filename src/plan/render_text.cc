@@ -3,6 +3,9 @@
 
 #include <string>
 
+#include "plan/action_groups.h"
+#include "plan/capacity_shape.h"
+
 namespace tpu::plan {
 namespace {
 
@@ -11,6 +14,10 @@ class Writer {
   explicit Writer(const TextOptions& o) : o_(o) {}
 
   std::string Render(const Plan& plan) {
+    int actions = 0;
+    for (const auto& t : plan.targets)
+      for (const auto& a : t.actions) actions += a.changes_something() ? 1 : 0;
+    summary_ = !o_.full && actions > o_.summary_over;
     for (const auto& e : plan.errors) Line(Paint("Error: ", kRed) + e);
     if (!plan.errors.empty()) out_ += "\n";
     for (const auto& t : plan.targets) Target(t);
@@ -19,11 +26,15 @@ class Writer {
       out_ += Paint("No changes.", kBold) + " Live state matches the manifests";
       out_ += plan.HasErrors() ? " (for the targets that could be planned).\n" : ".\n";
     } else {
+      if (summary_)
+        Line("(" + std::to_string(actions) + " actions, grouped: more than --summary-over " +
+             std::to_string(o_.summary_over) + "; --full or -o json lists every one)");
       out_ += Paint("Plan:", kBold) + " " + std::to_string(s.create) + " to create, " +
               std::to_string(s.update) + " to update, " + std::to_string(s.replace) + " to replace, " +
               std::to_string(s.remove) + " to delete.";
       if (s.chips_created || s.chips_destroyed)
-        out_ += " Chips: +" + std::to_string(s.chips_created) + " / -" + std::to_string(s.chips_destroyed) + ".";
+        out_ += " Chips: +" + std::to_string(s.chips_created) + " / -" + std::to_string(s.chips_destroyed) +
+                ByShape(plan) + ".";
       out_ += "\n";
     }
     return std::move(out_);
@@ -40,6 +51,59 @@ class Writer {
   }
   void Line(const std::string& s) { out_ += s + "\n"; }
 
+  // " (v6e spot +640; v5p onDemand +64 / -16)"; "" when no shape is known.
+  static std::string ByShape(const Plan& plan) {
+    std::vector<ShapeChips> by = ChipsByGenerationAndCapacity(plan);
+    if (by.empty() || (by.size() == 1 && by[0].key == "other")) return "";
+    std::string s;
+    for (const auto& b : by) {
+      s += (s.empty() ? " (" : "; ") + b.key;
+      if (b.created) s += " +" + std::to_string(b.created);
+      if (b.destroyed) s += std::string(b.created ? " /" : "") + " -" + std::to_string(b.destroyed);
+    }
+    return s + ")";
+  }
+
+  static const char* Symbol(ActionKind k) {
+    switch (k) {
+      case ActionKind::kCreate: return "+";
+      case ActionKind::kUpdate:
+      case ActionKind::kResize: return "~";
+      case ActionKind::kReplace: return "-/+";
+      case ActionKind::kDelete: return "-";
+      case ActionKind::kNoop: return " ";
+    }
+    return "?";
+  }
+  const char* Color(ActionKind k) const {
+    if (k == ActionKind::kCreate) return kGreen;
+    if (k == ActionKind::kReplace || k == ActionKind::kDelete) return kRed;
+    return kYellow;
+  }
+
+  // "+ 40 node pools v6e 4x4 spot (v6e-spot-0 … -39), +640 chips", then the
+  // changes the group shares.
+  void Group(const ActionGroup& g) {
+    std::string line = "  " + Paint(Symbol(g.kind), Color(g.kind)) + " " + std::to_string(g.actions.size()) +
+                       " " + ResourceNoun(g.resource_kind, g.actions.size());
+    if (!g.from_shape.empty()) line += " " + g.from_shape + " →";
+    if (!g.shape.empty()) line += " " + g.shape;
+    line += " (" + NameRange(g.actions) + ")";
+    if (g.kind == ActionKind::kUpdate) line += " updated in place";
+    if (g.kind == ActionKind::kResize) line += " resized";
+    const BlastRadius& b = g.blast;
+    auto chips = [](int n) { return std::to_string(n) + (n == 1 ? " chip" : " chips"); };
+    if (b.chips_destroyed) line += ", -" + chips(b.chips_destroyed);
+    if (b.chips_created) line += std::string(b.chips_destroyed ? " /" : ",") + " +" + chips(b.chips_created);
+    if (!g.reason.empty()) line += " (" + g.reason + ")";
+    Line(line);
+    for (const auto& c : g.changes) {
+      std::string change = "      " + c.path + ": " + c.before + " → " + c.after;
+      if (c.forces_replace && g.kind == ActionKind::kReplace) change += Paint("  # forces replacement", kRed);
+      Line(change);
+    }
+  }
+
   void Target(const TargetPlan& t) {
     std::string head = "Target " + t.key;
     if (!t.location.empty()) head += " (" + t.location + ")";
@@ -54,10 +118,17 @@ class Writer {
     for (const auto& e : t.errors) Line("  " + Paint("Error: ", kRed) + e);
     for (const auto& w : t.warnings) Line("  " + Paint("Warning: ", kYellow) + w);
     int shown = 0;
-    for (const auto& a : t.actions) {
-      if (a.kind == ActionKind::kNoop && !o_.show_noop) continue;
-      Action_(a);
-      ++shown;
+    if (summary_) {
+      for (const auto& g : GroupActions(t)) {
+        Group(g);
+        ++shown;
+      }
+    } else {
+      for (const auto& a : t.actions) {
+        if (a.kind == ActionKind::kNoop && !o_.show_noop) continue;
+        Action_(a);
+        ++shown;
+      }
     }
     if (shown == 0 && t.status == TargetStatus::kPlanned) Line("  (no changes)");
     WorkloadPools(t.workload_pools);
@@ -74,6 +145,7 @@ class Writer {
     Line("  " + Paint("Workload-owned node pools", kBold) + " (demand-driven; git never changes them): " +
          std::to_string(pools.size()) + (pools.size() == 1 ? " pool, " : " pools, ") + std::to_string(chips) +
          (chips == 1 ? " chip" : " chips"));
+    if (summary_) return;
     for (const auto& p : pools)
       Line("    " + p.name + "  JobSet " + p.jobset + ", " + p.status + ", " + std::to_string(p.chips) +
            (p.chips == 1 ? " chip" : " chips"));
@@ -123,6 +195,7 @@ class Writer {
   }
 
   const TextOptions& o_;
+  bool summary_ = false;
   std::string out_;
 };
 

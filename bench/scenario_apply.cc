@@ -69,7 +69,8 @@ Result<ApplyRun> RunOnce(const BenchContext& ctx, const ApplyFleet& fleet, const
   if (!sim.ok()) return sim.status();
   ProcessSpec apply;
   apply.argv = {ctx.binary, "apply", "--repo", repo, "--gke-endpoint", (*sim)->endpoint(),
-                "--compute-endpoint", (*sim)->endpoint(), "--parallelism", std::to_string(fleet.lanes)};
+                "--compute-endpoint", (*sim)->endpoint(), "--parallelism", std::to_string(fleet.lanes),
+                "--auto-approve"};
   apply.argv.insert(apply.argv.end(), extra.begin(), extra.end());
   apply.env = ctx.env;
   apply.stream_output = true;

@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   libyaml-cpp-dev libgit2-dev libcurl4-openssl-dev libssl-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev libcpp-httplib-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libvterm-dev
   clang libclang-rt-14-dev
   nodejs npm
 )

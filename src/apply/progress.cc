@@ -6,63 +6,145 @@
 namespace tpu::apply {
 namespace {
 
-std::string Seconds(std::chrono::steady_clock::duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1fs",
-                std::chrono::duration_cast<std::chrono::milliseconds>(d).count() / 1000.0);
-  return buf;
+constexpr const char* kGreen = "\033[32m";
+constexpr const char* kRed = "\033[31m";
+constexpr const char* kYellow = "\033[33m";
+constexpr const char* kBold = "\033[1m";
+
+bool IsFinal(TaskResult::State s) {
+  return s != TaskResult::State::kPending && s != TaskResult::State::kRunning;
 }
 
 }  // namespace
 
+Progress::Progress(std::FILE* out, ProgressOptions options, SteadyTime start)
+    : out_(out), options_(options), start_(start) {
+  options_.size.columns = std::max(options_.size.columns, 10);
+  options_.size.rows = std::max(options_.size.rows, 2);
+}
+
+std::string Progress::Paint(const std::string& s, const char* code) const {
+  return options_.color ? std::string(code) + s + "\033[0m" : s;
+}
+
 void Progress::OnChange(const TaskResult& r) {
-  if (live_) return;  // the live view shows it
+  if (options_.live) return;  // the frame shows it
   std::lock_guard<std::mutex> l(mu_);
-  std::string line = std::string(StateName(r.state)) + ": " + r.description;
-  if (r.state == TaskResult::State::kRunning && !r.note.empty()) line += " (" + r.note + ")";
-  if (!r.status.ok()) line += ": " + r.status.message();
-  if (r.state != TaskResult::State::kRunning && r.state != TaskResult::State::kPending &&
-      r.started.time_since_epoch().count() != 0)
-    line += " [" + Seconds(r.finished - r.started) + "]";
+  auto [it, added] = last_state_.emplace(r.id, r.state);
+  bool changed = added || it->second != r.state;
+  it->second = r.state;
+  std::string line;
+  if (changed) {
+    line = std::string(StateName(r.state)) + ": " + r.description;
+    if (!r.status.ok()) line += ": " + r.status.message();
+    if (IsFinal(r.state) && r.started != SteadyTime{})
+      line += " (" + Elapsed(r.finished - r.started) + ")";
+  } else if (r.state == TaskResult::State::kRunning && r.note.find("retrying") != std::string::npos) {
+    line = "retrying: " + r.description + ": " + WaitText(r);
+  } else {
+    return;  // a new operation to wait for is not news in a log
+  }
   std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
 }
 
-void Progress::Redraw(const std::vector<TaskResult>& tasks,
-                      std::chrono::steady_clock::time_point now) {
-  if (!live_) return;
+void Progress::Resize(TerminalSize size) {
   std::lock_guard<std::mutex> l(mu_);
-  // Move up over the previous frame and clear it.
-  for (int i = 0; i < drawn_lines_; ++i) std::fprintf(out_, "\033[1A\033[2K");
-  int done = 0, total = static_cast<int>(tasks.size());
-  std::map<std::string, const TaskResult*> busy;  // lane (or id) → running task
-  for (const auto& t : tasks) {
-    if (t.state == TaskResult::State::kRunning) busy[t.lane.empty() ? t.id : t.lane] = &t;
-    else if (t.state != TaskResult::State::kPending) ++done;
+  options_.size = {std::max(size.columns, 10), std::max(size.rows, 2)};
+}
+
+void Progress::EraseFrameLocked() {
+  if (frame_.empty()) return;
+  int rows = static_cast<int>(frame_.size());
+  const int columns = options_.size.columns;
+  if (options_.reflows && columns < frame_columns_) {
+    rows = 0;
+    for (const auto& line : frame_) rows += std::max(1, (Columns(line) + columns - 1) / columns);
   }
-  int lines = 0;
-  const int kMaxLanes = 20;  // a terminal, not a log: the rest are counted
-  for (const auto& [lane, t] : busy) {
-    if (lines == kMaxLanes) {
-      std::fprintf(out_, "  … and %zu more running\n", busy.size() - kMaxLanes);
-      ++lines;
+  std::fprintf(out_, "\r\033[%dA\033[J", rows);
+  frame_.clear();
+}
+
+void Progress::PrintFinishedLocked(const std::vector<LaneView>& lanes) {
+  const int width = options_.size.columns - 1;
+  for (const auto& lane : lanes) {
+    if (!lane.Done() || !lane.Started() || reported_.count(lane.key)) continue;
+    reported_.insert(lane.key);
+    bool ok = lane.AllSucceeded();
+    bool waiting = !ok && std::all_of(lane.tasks.begin(), lane.tasks.end(), [](const TaskResult* t) {
+      return t->state == TaskResult::State::kDone || t->state == TaskResult::State::kWaitingForCapacity;
+    });
+    const char* mark = ok ? "✓" : waiting ? "…" : "✗";
+    std::string text = FitColumns(FinishedLaneText(lane), width - 2);
+    std::fprintf(out_, "%s %s\n", Paint(mark, ok ? kGreen : waiting ? kYellow : kRed).c_str(), text.c_str());
+  }
+}
+
+std::vector<std::string> Progress::FrameLocked(const std::vector<LaneView>& lanes,
+                                               const std::vector<TaskResult>& tasks,
+                                               SteadyTime now) const {
+  // One column is left free: a line that fills the last column leaves some
+  // terminals waiting to wrap, and the next newline would then skip a row.
+  const int width = options_.size.columns - 1;
+  std::vector<const LaneView*> busy;
+  for (const auto& lane : lanes)
+    if (lane.Started() && !lane.Done()) busy.push_back(&lane);
+  int name_width = 0;
+  for (const LaneView* l : busy) name_width = std::max(name_width, Columns(l->name));
+  name_width = std::min(name_width, std::max(8, width / 4));
+  // The frame, the total line and the cursor's row fit on the screen.
+  size_t room = static_cast<size_t>(std::max(0, options_.size.rows - 2));
+  std::vector<std::string> frame;
+  for (size_t i = 0; i < busy.size() && frame.size() < room; ++i) {
+    if (busy.size() > room && frame.size() + 1 == room) {
+      frame.push_back(FitColumns("  … and " + std::to_string(busy.size() - i) + " more lanes in flight", width));
       break;
     }
-    std::fprintf(out_, "  \033[1m%-40s\033[0m %s  %s  %s\n", lane.c_str(), t->description.c_str(),
-                 t->note.c_str(), Seconds(now - t->started).c_str());
-    ++lines;
+    frame.push_back("  " + LaneLine(*busy[i], now, name_width, width - 2));
   }
-  std::fprintf(out_, "%d/%d done\n", done, total);
-  ++lines;
-  drawn_lines_ = lines;
+  frame.push_back(FitColumns(TotalLine(tasks, start_, now), width));
+  return frame;
+}
+
+void Progress::DrawFrameLocked(const std::vector<std::string>& frame) {
+  for (size_t i = 0; i < frame.size(); ++i) {
+    bool total = i + 1 == frame.size();
+    std::fprintf(out_, "%s\n", total ? Paint(frame[i], kBold).c_str() : frame[i].c_str());
+  }
+  frame_ = frame;
+  frame_columns_ = options_.size.columns;
   std::fflush(out_);
 }
 
-void Progress::Finish() {
-  if (!live_) return;
+void Progress::Redraw(const std::vector<TaskResult>& tasks, SteadyTime now) {
+  if (!options_.live) return;
   std::lock_guard<std::mutex> l(mu_);
-  for (int i = 0; i < drawn_lines_; ++i) std::fprintf(out_, "\033[1A\033[2K");
-  drawn_lines_ = 0;
+  std::vector<LaneView> lanes = GroupLanes(tasks);
+  EraseFrameLocked();
+  PrintFinishedLocked(lanes);
+  DrawFrameLocked(FrameLocked(lanes, tasks, now));
+}
+
+void Progress::PrintAbove(const std::string& line) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!options_.live) {
+    std::fprintf(out_, "%s\n", line.c_str());
+    std::fflush(out_);
+    return;
+  }
+  std::vector<std::string> frame = frame_;
+  EraseFrameLocked();
+  // Cut like every other line: a wrapped line would shift the frame's rows.
+  std::fprintf(out_, "%s\n", FitColumns(line, options_.size.columns - 1).c_str());
+  if (!frame.empty()) DrawFrameLocked(frame);
+  std::fflush(out_);
+}
+
+void Progress::Finish(const std::vector<TaskResult>& tasks, SteadyTime now) {
+  if (!options_.live) return;
+  std::lock_guard<std::mutex> l(mu_);
+  EraseFrameLocked();
+  PrintFinishedLocked(GroupLanes(tasks));
   std::fflush(out_);
 }
 

@@ -1,20 +1,18 @@
 // `tpu-provisioner apply [PLANFILE]`: computes a plan (or reads one saved with
-// `plan -out`, refused when live state moved since), shows it, asks before
-// destroying anything, and executes it with per-cluster lanes (src/apply/).
+// `plan -out`, refused when live state moved since), shows it, asks for
+// approval ("yes", on a terminal; --auto-approve otherwise) before any call
+// that changes anything, and executes it with per-cluster lanes (src/apply/)
+// under a progress display (progress_view.h).
 //
 // Exit codes: 0 applied (or nothing to do), 1 error (a failed or skipped
 // action, a blocked or refused target, a refused confirmation), 3 every action
 // that did not apply is waiting for capacity (stockout; rerun or let `watch` retry).
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <memory>
-#include <pthread.h>
 #include <sstream>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -22,6 +20,9 @@
 #include "apply/progress.h"
 #include "cli/commands.h"
 #include "cli/plan_run.h"
+#include "cli/progress_view.h"
+#include "cli/signal_thread.h"
+#include "cli/terminal.h"
 #include "plan/fingerprint.h"
 #include "plan/plan_json.h"
 #include "plan/render_text.h"
@@ -38,62 +39,25 @@ struct ApplyFlags {
   int poll_initial_ms = 100;
   int poll_max_ms = 15000;
   int retry_deadline_s = 900;
+  int summary_over = plan::kDefaultSummaryOver;
+  bool full = false;
 };
 
-bool HasDestructive(const plan::Plan& p) {
-  for (const auto& t : p.targets)
-    if (t.executable())
-      for (const auto& a : t.actions)
-        if (a.destructive()) return true;
-  return false;
+// Terraform's question, with what the plan spends and destroys.
+std::string ApprovalPrompt(const plan::Plan& p) {
+  plan::Summary s = p.Summarize();
+  std::string counts = std::to_string(s.create) + " to create, " + std::to_string(s.update) +
+                       " to update, " + std::to_string(s.replace) + " to replace, " +
+                       std::to_string(s.remove) + " to delete";
+  std::string prompt = "\nDo you want to perform these actions?\n"
+                       "  tpu-provisioner will perform the actions described above (" + counts + ").\n";
+  if (s.chips_created)
+    prompt += "  They create " + std::to_string(s.chips_created) + " TPU chips of capacity.\n";
+  if (s.chips_destroyed)
+    prompt += "  They destroy " + std::to_string(s.chips_destroyed) +
+              " TPU chips of capacity (the replacements and deletions above).\n";
+  return prompt + "  Only 'yes' will be accepted to approve.\n\n  Enter a value: ";
 }
-
-// Reads "yes" from a terminal; anything else declines.
-bool Confirm() {
-  std::fprintf(stderr,
-               "\nThis plan destroys TPU capacity (replacements and deletions above).\n"
-               "Do you want to perform these actions? Only 'yes' will be accepted.\n"
-               "  Enter a value: ");
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  return answer == "yes";
-}
-
-// SIGINT/SIGTERM cancel the executor: running operations are left to the next
-// run, which finds them through the operations list. The signals are blocked
-// before any thread starts and taken by sigwait() on one thread, so no work
-// happens in a signal handler.
-class InterruptWatcher {
- public:
-  InterruptWatcher() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGUSR2);  // our own "stop watching"
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-  }
-  void Watch(apply::Executor* executor) {
-    thread_ = std::thread([this, executor] {
-      int sig = 0;
-      while (sigwait(&set_, &sig) == 0) {
-        if (sig == SIGUSR2) return;
-        spdlog::warn("interrupted: not starting new actions; operations in flight are left to "
-                     "the next run");
-        executor->Cancel();
-      }
-    });
-  }
-  ~InterruptWatcher() {
-    if (thread_.joinable()) {
-      pthread_kill(thread_.native_handle(), SIGUSR2);
-      thread_.join();
-    }
-  }
-
- private:
-  sigset_t set_;
-  std::thread thread_;
-};
 
 Result<plan::Plan> ReadPlanFile(const std::string& path) {
   std::ifstream in(path);
@@ -106,7 +70,14 @@ Result<plan::Plan> ReadPlanFile(const std::string& path) {
 }
 
 int RunApply(ApplyFlags& f) {
-  InterruptWatcher interrupts;  // before any thread exists
+  SignalThread signals;  // before any other thread exists
+  // Until the executor runs, an interrupt only stops this process: nothing
+  // has been changed yet (the refresh reads; the question waits).
+  signals.OnInterrupt([] {
+    const char msg[] = "\nInterrupted: nothing was applied.\n";
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(1);
+  });
   f.run.plan.only_targets = f.targets;
   f.run.include_operations = true;
   plan::Plan plan;
@@ -154,25 +125,29 @@ int RunApply(ApplyFlags& f) {
     plan = run.plan;
   }
 
-  bool tty_out = isatty(STDOUT_FILENO);
   plan::TextOptions text;
-  text.color = tty_out;
+  text.color = isatty(STDOUT_FILENO);
+  text.summary_over = f.summary_over;
+  text.full = f.full;
   std::fputs(plan::RenderText(plan, text).c_str(), stdout);
   std::fflush(stdout);
 
   bool plan_errors = plan.HasErrors();
   if (!plan.HasChanges()) return plan_errors ? 1 : 0;
-  if (HasDestructive(plan) && !f.auto_approve) {
+  // Nothing that spends or destroys capacity is called before this answer.
+  if (!f.auto_approve) {
     if (!isatty(STDIN_FILENO)) {
       std::fprintf(stderr,
-                   "error: the plan destroys TPU capacity and this run is not interactive; "
-                   "rerun with --auto-approve to apply it\n");
+                   "\nerror: apply asks for approval before changing anything, and there is no "
+                   "terminal to ask on (standard input is not a terminal). Nothing was applied.\n"
+                   "Review the plan above, then rerun with --auto-approve to apply it.\n");
       return 1;
     }
-    if (!Confirm()) {
-      std::fprintf(stderr, "Apply cancelled.\n");
+    if (!AskYes(stdin, stderr, ApprovalPrompt(plan))) {
+      std::fprintf(stderr, "\nApply cancelled: nothing was applied.\n");
       return 1;
     }
+    std::fputc('\n', stderr);
   }
 
   apply::ExecuteOptions eo;
@@ -186,26 +161,17 @@ int RunApply(ApplyFlags& f) {
     eo.running_operations.insert(eo.running_operations.end(), state.running_operations.begin(),
                                  state.running_operations.end());
 
-  bool live_view = isatty(STDERR_FILENO);
-  apply::Progress progress(stderr, live_view);
+  ProgressView view(stderr, STDERR_FILENO);
   cloud::CloudConnection& conn = run.session->connection();
-  apply::Executor executor({&conn.gke(), &conn.compute(), &conn.poller()}, eo,
-                           [&](const apply::TaskResult& r) { progress.OnChange(r); });
-  interrupts.Watch(&executor);
-  std::atomic<bool> finished{false};
-  std::thread redraw;
-  if (live_view) {
-    redraw = std::thread([&] {
-      while (!finished) {
-        progress.Redraw(executor.Snapshot(), std::chrono::steady_clock::now());
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-    });
-  }
-  apply::ApplyReport report = executor.Run(plan);
-  finished = true;
-  if (redraw.joinable()) redraw.join();
-  progress.Finish();
+  apply::Executor executor({&conn.gke(), &conn.compute(), &conn.poller()}, eo, view.Observer());
+  // SIGINT/SIGTERM now cancel: running operations are left to the next run,
+  // which finds them through the operations list.
+  signals.OnInterrupt([&executor] {
+    spdlog::warn("interrupted: not starting new actions; operations in flight are left to the next run");
+    executor.Cancel();
+  });
+  apply::ApplyReport report = view.Run(executor, plan, signals);
+  signals.OnInterrupt(nullptr);
   for (const auto& t : report.tasks) {
     if (t.state == apply::TaskResult::State::kFailed ||
         t.state == apply::TaskResult::State::kSkipped ||
@@ -227,7 +193,8 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("planfile", f->plan_file, "A plan saved with `plan -out FILE`");
   cmd->add_option("--repo", f->run.repo_path, "The GitOps repository (default: .)");
   cmd->add_option("--target", f->targets, "Only this project/cluster (repeatable)");
-  cmd->add_flag("--auto-approve", f->auto_approve, "Do not ask before destroying capacity");
+  cmd->add_flag("--auto-approve", f->auto_approve,
+                "Apply without asking (needed when there is no terminal to ask on)");
   cmd->add_flag("--allow-mass-delete", f->run.plan.allow_mass_delete,
                 "Allow deleting more than a target's maxDeletePercent of its chips");
   cmd->add_option("--parallelism", f->parallelism, "Actions in flight at once (default 16)")
@@ -242,6 +209,7 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--retry-deadline", f->retry_deadline_s,
                   "Seconds to keep retrying a failing call (default 900)")
       ->check(CLI::Range(1, 86400));
+  AddPlanTextFlags(cmd, &f->summary_over, &f->full);
   AddCloudFlags(cmd, &f->run.cloud);
   cmd->callback([f, &ctx] { ctx.exit_code = RunApply(*f); });
 }

@@ -1,0 +1,42 @@
+// Terminal queries (see terminal.h).
+#include "cli/terminal.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace tpu::cli {
+
+std::optional<apply::TerminalSize> TerminalSizeOf(int fd) {
+  if (!isatty(fd)) return std::nullopt;
+  winsize ws{};
+  if (ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0 || ws.ws_row == 0) return std::nullopt;
+  return apply::TerminalSize{ws.ws_col, ws.ws_row};
+}
+
+bool TerminalReflows() {
+  for (const char* var : {"TMUX", "VTE_VERSION", "KITTY_WINDOW_ID", "WT_SESSION", "WEZTERM_PANE"})
+    if (const char* v = std::getenv(var); v && *v) return true;
+  const char* program = std::getenv("TERM_PROGRAM");
+  if (!program) return false;
+  for (const char* name : {"iTerm.app", "WezTerm", "vscode", "tmux", "Apple_Terminal"})
+    if (std::strcmp(program, name) == 0) return true;
+  return false;
+}
+
+bool AskYes(std::FILE* in, std::FILE* out, const std::string& prompt) {
+  std::fputs(prompt.c_str(), out);
+  std::fflush(out);
+  char buf[256];
+  if (!std::fgets(buf, sizeof buf, in)) {
+    std::fputc('\n', out);
+    return false;
+  }
+  std::string answer = buf;
+  while (!answer.empty() && (answer.back() == '\n' || answer.back() == '\r')) answer.pop_back();
+  return answer == "yes";
+}
+
+}  // namespace tpu::cli

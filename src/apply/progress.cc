@@ -91,7 +91,8 @@ std::vector<std::string> Progress::FrameLocked(const std::vector<LaneView>& lane
     if (lane.Started() && !lane.Done()) busy.push_back(&lane);
   int name_width = 0;
   for (const LaneView* l : busy) name_width = std::max(name_width, Columns(l->name));
-  name_width = std::min(name_width, std::max(8, width / 4));
+  // A name is cut only past half the width: it is what a person looks for.
+  name_width = std::min(name_width, std::max(8, width / 2));
   // The frame, the total line and the cursor's row fit on the screen.
   size_t room = static_cast<size_t>(std::max(0, options_.size.rows - 2));
   std::vector<std::string> frame;

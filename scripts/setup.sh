@@ -9,7 +9,7 @@ PACKAGES=(
   libyaml-cpp-dev libgit2-dev libcurl4-openssl-dev libssl-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev libvterm-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev zsh
   nodejs npm
 )
 missing=()

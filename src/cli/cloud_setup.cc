@@ -1,10 +1,13 @@
 // Cloud flags and the cloud session (see cloud_setup.h).
 #include "cli/cloud_setup.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
+
+#include "cloud/credentials.h"
 
 namespace tpu::cli {
 
@@ -22,6 +25,34 @@ void AddCloudFlags(CLI::App* cmd, CloudFlags* f) {
                   "With --cloud sim: emulator config JSON (operation latencies, capacity, faults)");
   cmd->add_flag("--insecure-skip-tls-verify", f->insecure_skip_tls_verify,
                 "Do not verify TLS certificates (logged as a warning; for test endpoints only)");
+}
+
+void PrintFatalError(const Status& status) {
+  const std::string& m = status.message();
+  auto at = m.find(cloud::kNoCredentials);
+  if (at == std::string::npos) {
+    std::fprintf(stderr, "error: %s\n", m.c_str());
+    return;
+  }
+  // "…; looked in: (1) …; (2) …; (3) …" → one place a line.
+  std::string text = m.substr(at);
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 13, "; looked in: ") == 0) {
+      out += ". Looked in, in order:\n  ";
+      i += 12;
+    } else if (text.compare(i, 3, "; (") == 0) {
+      out += "\n  (";
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  std::fprintf(stderr,
+               "error: %s\n\nTo try tpu-provisioner without Google Cloud, run it against its embedded "
+               "emulator with --cloud sim, for example:\n"
+               "  tpu-provisioner plan --repo example-project --cloud sim\n",
+               out.c_str());
 }
 
 std::string SimClusterLocation(const manifest::Target& target) {

@@ -45,6 +45,11 @@ class CloudSession {
   std::unique_ptr<cloud::CloudConnection> connection_;
 };
 
+// Prints an error that stops a command ("error: …") to stderr. When no
+// credentials were found, it lists the places searched, one a line, and
+// points to `--cloud sim` for trying the tool without Google Cloud.
+void PrintFatalError(const Status& status);
+
 // The GKE location the emulator gives a target's cluster: cluster.yaml's
 // spec.location, else the region of its first pool's zone, else us-central1.
 std::string SimClusterLocation(const manifest::Target& target);

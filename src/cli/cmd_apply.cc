@@ -94,7 +94,7 @@ int RunApply(ApplyFlags& f) {
     if (repo.ok()) run.repo = std::move(repo.value());
     auto session = CloudSession::Open(f.run.cloud, run.repo);
     if (!session.ok()) {
-      std::fprintf(stderr, "error: %s\n", session.status().message().c_str());
+      PrintFatalError(session.status());
       return 1;
     }
     run.session = std::move(session.value());
@@ -104,7 +104,7 @@ int RunApply(ApplyFlags& f) {
     ro.include_operations = true;
     auto live = run.session->connection().Refresh(projects, ro);
     if (!live.ok()) {
-      std::fprintf(stderr, "error: %s\n", live.status().message().c_str());
+      PrintFatalError(live.status());
       return 1;
     }
     Status moved = plan::CheckLiveUnchanged(*saved, *live);
@@ -118,7 +118,7 @@ int RunApply(ApplyFlags& f) {
   } else {
     auto r = LoadRefreshPlan(f.run);
     if (!r.ok()) {
-      std::fprintf(stderr, "error: %s\n", r.status().message().c_str());
+      PrintFatalError(r.status());
       return 1;
     }
     run = std::move(r.value());
@@ -190,6 +190,10 @@ int RunApply(ApplyFlags& f) {
 void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
   auto f = std::make_shared<ApplyFlags>();
   auto* cmd = app.add_subcommand("apply", "Compute a plan (or take a saved one) and execute it");
+  cmd->footer("Examples:\n"
+              "  tpu-provisioner apply --repo example-project --cloud sim     # try it against the embedded emulator\n"
+              "  tpu-provisioner apply --repo . --target my-proj/train        # one cluster; asks before changing anything\n"
+              "  tpu-provisioner plan --repo . -out tpu.plan && tpu-provisioner apply tpu.plan --auto-approve   # CI");
   cmd->add_option("planfile", f->plan_file, "A plan saved with `plan -out FILE`");
   cmd->add_option("--repo", f->run.repo_path, "The GitOps repository (default: .)");
   cmd->add_option("--target", f->targets, "Only this project/cluster (repeatable)");

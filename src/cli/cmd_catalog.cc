@@ -71,6 +71,9 @@ int PrintGeneration(const std::string& name) {
 
 void AddCatalogCommand(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand("catalog", "Print the TPU catalog: generations, machine types, topologies");
+  cmd->footer("Examples:\n"
+              "  tpu-provisioner catalog                      # every generation\n"
+              "  tpu-provisioner catalog --accelerator v6e    # every valid v6e topology, machine type, chips and VMs");
   auto accelerator = std::make_shared<std::string>();
   cmd->add_option("--accelerator", *accelerator,
                   "One generation (label or alias: v4, v5e, v5p, v6e, v7x) with every valid shape");

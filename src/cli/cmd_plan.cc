@@ -101,7 +101,7 @@ int RunPlan(PlanFlags& f) {
   f.run.plan.only_targets = f.targets;
   auto run = LoadRefreshPlan(f.run);
   if (!run.ok()) {
-    std::fprintf(stderr, "error: %s\n", run.status().message().c_str());
+    PrintFatalError(run.status());
     return 1;
   }
   const plan::Plan& plan = run->plan;
@@ -139,6 +139,10 @@ int RunPlan(PlanFlags& f) {
 void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand(
       "plan", "Show what apply would change: manifests against live state (read-only)");
+  cmd->footer("Examples:\n"
+              "  tpu-provisioner plan --repo example-project --cloud sim       # against the embedded emulator\n"
+              "  tpu-provisioner plan --repo . --target my-proj/train -o json --detailed-exitcode\n"
+              "  tpu-provisioner plan --repo . -out tpu.plan                  # then: tpu-provisioner apply tpu.plan");
   auto f = std::make_shared<PlanFlags>();
   cmd->add_option("--repo", f->run.repo_path, "The GitOps repository (a directory with deploy/)");
   cmd->add_option("--target", f->targets, "Plan only this project/cluster (repeatable)");

@@ -90,6 +90,10 @@ int RunSim(const SimFlags& f) {
 
 void AddSimCommand(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand("sim", "Run the GKE + Compute cloud emulator");
+  cmd->footer("Examples:\n"
+              "  tpu-provisioner sim --listen 127.0.0.1:8090 --state sim.json\n"
+              "  tpu-provisioner plan --repo example-project --gke-endpoint http://127.0.0.1:8090/ \\\n"
+              "      --compute-endpoint http://127.0.0.1:8090/");
   auto flags = std::make_shared<SimFlags>();
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0: any free port)")
       ->capture_default_str();

@@ -98,6 +98,9 @@ int RunValidate(const ValidateFlags& flags) {
 
 void AddValidateCommand(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand("validate", "Check every manifest under deploy/ and list all errors");
+  cmd->footer("Examples:\n"
+              "  tpu-provisioner validate --repo example-project\n"
+              "  tpu-provisioner validate --repo . -o json      # for CI annotations: [{file, line, column, field, message}]");
   auto flags = std::make_shared<ValidateFlags>();
   cmd->add_option("--repo", flags->repo, "The repository (a directory holding deploy/<project>/<cluster>/)")
       ->required();

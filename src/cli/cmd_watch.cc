@@ -322,6 +322,11 @@ int RunWatch(const WatchFlags& flags) {
 
 void AddWatchCommand(CLI::App& app, CommandContext& ctx) {
   auto* cmd = app.add_subcommand("watch", "Run the GitOps daemon: reconcile on every commit and drift check");
+  cmd->footer("Examples:\n"
+              "  tpu-provisioner watch --repo . --worktree --dry-run --cloud sim      # local work: plans every save\n"
+              "  tpu-provisioner watch --repo /srv/capacity-repo --listen 0.0.0.0:8080\n"
+              "  tpu-provisioner watch --repo https://github.com/acme/tpu-capacity.git --ref main \\\n"
+              "      --workdir /var/lib/tpu-provisioner/repo --git-token-file /etc/tpu-provisioner/git-token");
   auto flags = std::make_shared<WatchFlags>();
   cmd->add_option("--repo", flags->repo, "A local checkout, or a git URL (with --workdir)")->required();
   cmd->add_option("--ref", flags->ref, "Branch to follow for a URL (default main)");

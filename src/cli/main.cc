@@ -14,6 +14,12 @@ int main(int argc, char** argv) {
   CLI::App app{"tpu-provisioner: GitOps for Cloud TPU capacity", "tpu-provisioner"};
   app.set_version_flag("--version", TPU_PROVISIONER_VERSION);
   app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  tpu-provisioner validate --repo example-project\n"
+      "  tpu-provisioner plan --repo example-project --cloud sim     # no Google Cloud needed\n"
+      "  tpu-provisioner apply --repo . --target my-proj/train\n"
+      "Run `tpu-provisioner COMMAND --help` for a command's flags and examples.");
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
   // SPDLOG_LEVEL=debug (or trace, warn, …) sets the log level; default info.
   spdlog::cfg::load_env_levels();
@@ -24,6 +30,7 @@ int main(int argc, char** argv) {
   tpu::cli::AddValidateCommand(app, ctx);
   tpu::cli::AddWatchCommand(app, ctx);
   tpu::cli::AddSimCommand(app, ctx);
+  tpu::cli::AddCompletionCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

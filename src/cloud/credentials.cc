@@ -110,8 +110,9 @@ class AuthorizedUserFetcher : public TokenFetcher {
 
 class MetadataFetcher : public TokenFetcher {
  public:
-  MetadataFetcher(std::string host, HttpTransport* transport, WallClock clock)
-      : host_(std::move(host)), transport_(transport), clock_(std::move(clock)) {}
+  MetadataFetcher(std::string host, HttpTransport* transport, WallClock clock, std::string well_known_file)
+      : host_(std::move(host)), well_known_file_(std::move(well_known_file)), transport_(transport),
+        clock_(std::move(clock)) {}
 
   Result<AccessToken> Fetch() override {
     HttpRequest request;
@@ -122,10 +123,12 @@ class MetadataFetcher : public TokenFetcher {
     auto now = clock_();
     auto response = transport_->Send(request);
     if (!response.ok()) {
+      std::string file = well_known_file_.empty() ? "" : " " + well_known_file_;
       return Status::PermissionDenied(
-          "no credentials: GOOGLE_APPLICATION_CREDENTIALS is unset, there is no gcloud "
-          "application-default credentials file, and the metadata server at " + host_ +
-          " is unreachable (" + response.status().message() + ")");
+          std::string(kNoCredentials) + "; looked in: (1) GOOGLE_APPLICATION_CREDENTIALS: unset; "
+          "(2) the gcloud application-default credentials file" + file +
+          ": absent (`gcloud auth application-default login` writes it); (3) the GCE metadata "
+          "server at " + host_ + ": unreachable (" + response.status().message() + ")");
     }
     return ParseTokenResponse("metadata server " + host_, *response, now);
   }
@@ -133,6 +136,7 @@ class MetadataFetcher : public TokenFetcher {
 
  private:
   std::string host_;
+  std::string well_known_file_;
   HttpTransport* transport_;
   WallClock clock_;
 };
@@ -213,8 +217,8 @@ Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::strin
 }
 
 std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, HttpTransport* transport,
-                                                  WallClock clock) {
-  return std::make_unique<MetadataFetcher>(host, transport, std::move(clock));
+                                                  WallClock clock, std::string well_known_file) {
+  return std::make_unique<MetadataFetcher>(host, transport, std::move(clock), std::move(well_known_file));
 }
 
 Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& json, HttpTransport* transport,
@@ -244,7 +248,7 @@ Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* tra
     return from_file(*path, "GOOGLE_APPLICATION_CREDENTIALS");
   }
   // 2. gcloud's well-known file, if present.
-  std::string dir;
+  std::string dir, well_known;
   if (auto config = env("CLOUDSDK_CONFIG"); config && !config->empty()) {
     dir = *config;
   } else if (auto home = env("HOME"); home && !home->empty()) {
@@ -252,6 +256,7 @@ Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* tra
   }
   if (!dir.empty()) {
     std::string path = dir + "/application_default_credentials.json";
+    well_known = path;
     if (std::ifstream(path).good()) return from_file(path, "gcloud application-default credentials");
   }
   // 3. The metadata server; reachability is found out on the first token.
@@ -259,7 +264,7 @@ Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* tra
   if (auto h = env("GCE_METADATA_HOST"); h && !h->empty()) host = *h;
   spdlog::info("credentials: metadata server {}", host);
   return std::unique_ptr<TokenProvider>(
-      new CachingTokenProvider(MakeMetadataFetcher(host, transport, clock), clock));
+      new CachingTokenProvider(MakeMetadataFetcher(host, transport, clock, well_known), clock));
 }
 
 }  // namespace tpu::cloud

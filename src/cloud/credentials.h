@@ -95,9 +95,16 @@ Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::strin
 Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::string& json,
                                                                 HttpTransport* transport,
                                                                 WallClock clock = SystemWallClock());
-// Metadata server at `host` ("169.254.169.254" or host:port).
+// Metadata server at `host` ("169.254.169.254" or host:port). When it is the
+// last place searched, `well_known_file` is the gcloud file that was looked
+// for first, so an unreachable server's error can name all three places.
 std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, HttpTransport* transport,
-                                                  WallClock clock = SystemWallClock());
+                                                  WallClock clock = SystemWallClock(),
+                                                  std::string well_known_file = "");
+
+// Starts the message of the error when no place had credentials, so a
+// command can recognise it (and point to `--cloud sim`).
+inline constexpr const char* kNoCredentials = "no Google Cloud credentials found";
 
 // The OAuth scope requested for service accounts.
 inline constexpr const char* kCloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";

@@ -208,7 +208,14 @@ TEST_F(CredentialsTest, UnreachableMetadataServerSaysWhatWasTried) {
   auto token = (*provider)->Token();
   ASSERT_FALSE(token.ok());
   EXPECT_EQ(token.status().code(), Status::Code::kPermissionDenied);
-  EXPECT_NE(token.status().message().find("GOOGLE_APPLICATION_CREDENTIALS is unset"), std::string::npos);
+  // The three places, in the order searched.
+  const std::string& m = token.status().message();
+  EXPECT_EQ(m.substr(0, m.find("unreachable (")),
+            "no Google Cloud credentials found; looked in: (1) GOOGLE_APPLICATION_CREDENTIALS: unset; "
+            "(2) the gcloud application-default credentials file " + (dir_ / "empty-home").string() +
+            "/.config/gcloud/application_default_credentials.json: absent (`gcloud auth "
+            "application-default login` writes it); (3) the GCE metadata server at 127.0.0.1:" +
+            std::to_string(port) + ": ");
 }
 
 TEST_F(CredentialsTest, NamedFileThatIsMissingOrMalformedIsAnErrorNotAFallThrough) {

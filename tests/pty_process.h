@@ -66,19 +66,9 @@ class PtyProcess {
     ioctl(master_, TIOCSWINSZ, &ws);
   }
 
-  // Stops the program (SIGSTOP, waited for) and lets it go on (SIGCONT): a
-  // test drains the output written so far in between, as a terminal that
-  // reads promptly would have shown it before the user's resize.
-  void Stop() {
-    kill(pid_, SIGSTOP);
-    int st = 0;
-    waitpid(pid_, &st, WUNTRACED);
-  }
-  void Continue() { kill(pid_, SIGCONT); }
-
   // Waits for the exit; its code, or -1 when it was killed by a signal.
   int Wait() {
-    if (status_ < 0) waitpid(pid_, &status_, 0);
+    if (status_ < 0 && waitpid(pid_, &status_, 0) != pid_) status_ = -1;
     return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
   }
 

@@ -270,20 +270,24 @@ std::string FinishedLaneText(const LaneView& lane) {
       bump(t->state == State::kDone ? PastTense(LabelOf(*t).verb) : StateName(t->state));
     for (const auto& [k, n] : counts) what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + k;
   }
+  // A lane that never started (skipped, cancelled before its turn) has no time.
+  if (lane.FirstStart() == SteadyTime{}) return lane.name + "  " + what;
   return lane.name + "  " + what + "  " + Elapsed(lane.LastFinish() - lane.FirstStart());
 }
 
 std::string TotalLine(const std::vector<TaskResult>& tasks, SteadyTime start, SteadyTime now) {
-  int finished = 0, running = 0, failed = 0, waiting = 0;
+  int finished = 0, running = 0, failed = 0, skipped = 0, waiting = 0;
   for (const auto& t : tasks) {
     finished += IsFinal(t.state) ? 1 : 0;
     running += t.state == State::kRunning ? 1 : 0;
-    failed += t.state == State::kFailed || t.state == State::kSkipped ? 1 : 0;
+    failed += t.state == State::kFailed ? 1 : 0;
+    skipped += t.state == State::kSkipped || t.state == State::kCancelled ? 1 : 0;
     waiting += t.state == State::kWaitingForCapacity ? 1 : 0;
   }
   std::string s = "Applying: " + std::to_string(finished) + "/" + std::to_string(tasks.size()) +
                   " done, " + std::to_string(running) + " in flight";
   if (failed) s += ", " + std::to_string(failed) + " failed";
+  if (skipped) s += ", " + std::to_string(skipped) + " skipped or cancelled";
   if (waiting) s += ", " + std::to_string(waiting) + " waiting for capacity";
   return s + "  " + Elapsed(now - start);
 }

@@ -129,6 +129,9 @@ TEST(ProgressLanesTest, FinishedLaneLines) {
                                   Task("c1", "a-1", State::kFailed, "", kT0, kT0 + seconds(2)),
                                   Task("c1", "a-2", State::kDone, "", kT0, kT0 + seconds(3))};
   EXPECT_EQ(FinishedLaneText(GroupLanes(many)[0]), "c1  2 created, 1 failed  3.0s");
+  std::vector<TaskResult> never = {Task("c2", "b-0", State::kSkipped), Task("c2", "b-1", State::kSkipped)};
+  for (auto& t : never) t.started = {};  // skipped before they ever ran
+  EXPECT_EQ(FinishedLaneText(GroupLanes(never)[0]), "c2  2 skipped");
 }
 
 TEST(ProgressLanesTest, FitColumnsCountsCharactersNotBytes) {

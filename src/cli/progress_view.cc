@@ -63,7 +63,6 @@ apply::ApplyReport ProgressView::Run(apply::Executor& executor, const plan::Plan
   bool finished = false;
   bool resized = false;
   signals.OnResize([&] {
-    if (auto size = TerminalSizeOf(fd_)) progress_->Resize(*size);
     std::lock_guard<std::mutex> l(mu);
     resized = true;
     wake.notify_all();
@@ -77,7 +76,12 @@ apply::ApplyReport ProgressView::Run(apply::Executor& executor, const plan::Plan
     std::unique_lock<std::mutex> l(mu);
     while (!finished) {
       l.unlock();
-      progress_->Redraw(executor.Snapshot(), std::chrono::steady_clock::now());
+      // The size is read before every frame, not only on SIGWINCH: a frame
+      // drawn between a resize and the signal's handling would otherwise use
+      // the old width, and its lines would wrap.
+      std::vector<apply::TaskResult> tasks = executor.Snapshot();
+      if (auto size = TerminalSizeOf(fd_)) progress_->Resize(*size);
+      progress_->Redraw(tasks, std::chrono::steady_clock::now());
       l.lock();
       wake.wait_for(l, kRedrawEvery, [&] { return finished || resized; });
       resized = false;

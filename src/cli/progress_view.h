@@ -1,6 +1,6 @@
 // apply's progress display wired to the outside world: the terminal on
-// stderr (its size at start and on SIGWINCH, whether it rewraps lines), a
-// redraw a few times a second and at once on a resize, and log lines
+// stderr (its size, read before every frame; whether it rewraps lines), a
+// redraw a few times a second and at once on SIGWINCH, and log lines
 // (spdlog) printed above the frame instead of through it.
 #pragma once
 

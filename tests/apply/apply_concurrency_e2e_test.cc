@@ -75,5 +75,35 @@ TEST_F(ApplyConcurrencyE2ETest, AQuotaOfTwoIsMetWithBackoffAndNoDuplicateCreate)
   EXPECT_EQ(Run("plan", "--detailed-exitcode", &plan), 0) << plan;
 }
 
+// A cluster-level operation someone else started (here the cluster's own
+// create, with its default pool) excludes every other on the cluster: apply
+// finds it in the operations list and waits it out, so no create meets the 400.
+TEST_F(ApplyConcurrencyE2ETest, AClusterOperationSomeoneElseStartedIsWaitedOut) {
+  StartEmulator(/*op_ms=*/800);
+  httplib::Client api("127.0.0.1", emu_->port());
+  auto created = api.Post("/v1/projects/proj-apply/locations/us-east5/clusters",
+                          {{"Authorization", "Bearer t"}},
+                          R"({"cluster":{"name":"c0","initialNodeCount":1}})", "application/json");
+  ASSERT_TRUE(created && created->status == 200) << (created ? created->body : "no answer");
+  const std::string op = nlohmann::json::parse(created->body)["name"];
+  Write("deploy/proj-apply/c0/cluster.yaml", testing::ClusterYaml("c0"));
+  Write("deploy/proj-apply/c0/pools.yaml", Pool("p", "2x2", 2));
+  std::string out;
+  ASSERT_EQ(Run("apply", kApplyArgs, &out), 0) << out;
+  EXPECT_NE(out.find("1 earlier operations awaited"), std::string::npos) << out;
+  EXPECT_EQ(Answers(400), 0) << "no create met the running cluster operation";
+  auto rec = Recorded();
+  size_t done = rec.size(), first_create = rec.size();
+  for (size_t i = 0; i < rec.size(); ++i) {
+    const auto& r = rec[i]["response"];
+    if (done == rec.size() && r.is_object() && r.value("name", "") == op && r.value("status", "") == "DONE") done = i;
+    if (first_create == rec.size() && rec[i].value("method", "") == "POST" &&
+        rec[i].value("path", "").ends_with("/nodePools"))
+      first_create = i;
+  }
+  EXPECT_LT(done, first_create) << "the pools were created only after the cluster operation ended";
+  EXPECT_EQ(LivePools().count("c0/default-pool"), 1u) << "the cluster's own pool is not ours to touch";
+}
+
 }  // namespace
 }  // namespace tpu::apply

@@ -144,10 +144,10 @@ class ApplyE2EBase : public ::testing::Test {
     for (const auto& [key, pool] : LivePoolBodies()) out[key] = pool.value("status", "");
     return out;
   }
-  std::map<std::string, json> LivePoolBodies() {
+  std::map<std::string, json> LivePoolBodies(const std::string& project = kProject) {
     httplib::Client client("127.0.0.1", emu_->port());
     httplib::Headers auth = {{"Authorization", "Bearer t"}};
-    auto r = client.Get("/v1/projects/" + std::string(kProject) + "/locations/-/clusters", auth);
+    auto r = client.Get("/v1/projects/" + project + "/locations/-/clusters", auth);
     std::map<std::string, json> out;
     if (!r || r->status != 200) return out;
     json j = json::parse(r->body);

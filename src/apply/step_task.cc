@@ -40,9 +40,14 @@ Outcome StepTask::Advance() {
 
 Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what, bool throttled) {
   auto now = std::chrono::steady_clock::now();
-  if (retry_attempt_ == 0) first_failure_ = now;
-  if (retry_attempt_ >= options_.budget.max_retries ||
-      now - first_failure_ >= options_.budget.deadline) {
+  if (retry_attempt_ == 0) {
+    first_failure_ = now;
+    failures_ = 0;
+  }
+  // A 429 at the cluster's operations quota is the cluster being busy, not
+  // this call failing: only the deadline bounds those.
+  if (!throttled) ++failures_;
+  if (failures_ > options_.budget.max_retries || now - first_failure_ >= options_.budget.deadline) {
     return Outcome::Failed(error.ToStatus().WithContext(
         what + ": gave up after " + std::to_string(retry_attempt_) + " retries"));
   }

@@ -30,7 +30,7 @@
 namespace tpu::apply {
 
 struct RetryBudget {
-  int max_retries = 12;  // per call
+  int max_retries = 12;  // per call (a 429 at a cluster's operations quota does not count)
   std::chrono::milliseconds deadline{15 * 60'000};  // per call, from its first failure
 };
 
@@ -94,7 +94,8 @@ class StepTask : public Task {
   std::optional<std::chrono::milliseconds> expected_;
   std::chrono::milliseconds seen_running_{0};
   int late_polls_ = 0;
-  int retry_attempt_ = 0;
+  int retry_attempt_ = 0;  // retries of the current call (its backoff grows with it)
+  int failures_ = 0;       // of them, not throttles: the ones max_retries bounds
   std::chrono::steady_clock::time_point first_failure_{};
   int total_retries_ = 0;
   int total_throttled_ = 0;

@@ -74,20 +74,20 @@ void Executor::Cancel() { scheduler_.Cancel(); }
 
 std::vector<TaskResult> Executor::Snapshot() const { return scheduler_.Snapshot(); }
 
-ApplyReport Executor::Run(const plan::Plan& plan) {
-  auto start = std::chrono::steady_clock::now();
-  ApplyReport report;
-  uint64_t seed = options_.steps.seed;
-  auto add = [&](TaskSpec spec, std::vector<Step> steps) {
-    StepTaskOptions o = options_.steps;
-    o.seed = seed++;
-    auto task = std::make_unique<StepTask>(clients_.poller, o, std::move(steps));
-    step_tasks_.push_back(task.get());
-    scheduler_.Add(std::move(spec), std::move(task));
-  };
+void Executor::AddTask(TaskSpec spec, std::vector<Step> steps) {
+  StepTaskOptions o = options_.steps;
+  o.seed = seed_++;
+  auto task = std::make_unique<StepTask>(clients_.poller, o, std::move(steps));
+  step_tasks_.push_back(task.get());
+  scheduler_.Add(std::move(spec), std::move(task));
+}
 
-  // Which pools, clusters and Compute resources this plan touches, to know
-  // which earlier operations to wait for.
+// Earlier runs' operations (and any other caller's), for the pools, clusters
+// and Compute resources `plan` touches: one on a pool at the head of that
+// pool's lane; one on a cluster (create, upgrade…) before every pool action of
+// the cluster; a Compute one before the action on the same resource. Each
+// counts against its cluster's operations while it runs.
+std::map<std::string, std::vector<std::string>> Executor::AddAwaits(const plan::Plan& plan, int* awaited) {
   std::set<std::string> lanes, groups;
   std::map<std::string, std::string> compute_names;  // "P/name" → resource id
   for (const auto& t : plan.targets) {
@@ -103,13 +103,7 @@ ApplyReport Executor::Run(const plan::Plan& plan) {
       }
     }
   }
-
-  // Earlier runs' operations (and any other caller's): one on a pool at the
-  // head of that pool's lane; one on a cluster (create, upgrade…) before every
-  // pool action of the cluster; Compute ones before the action on the same
-  // resource. Each counts against its cluster's operations while it runs.
   std::map<std::string, std::vector<std::string>> awaits_for;  // resource id or group → await task ids
-  int n = 0;
   for (const auto& op : options_.running_operations) {
     if (op.done()) continue;
     TaskSpec spec{"await:" + op.name, "", {}, "wait for " + op.name, ""};
@@ -129,16 +123,19 @@ ApplyReport Executor::Run(const plan::Plan& plan) {
       if (it == compute_names.end()) continue;
       awaits_for[it->second].push_back(spec.id);
     }
-    add(std::move(spec), {AwaitExisting(op)});
-    ++n;
+    AddTask(std::move(spec), {AwaitExisting(op)});
+    ++*awaited;
   }
-  report.awaited = n;
+  return awaits_for;
+}
 
-  std::map<std::string, std::string> plan_ids;  // resource id → task id, for depends_on
+void Executor::AddActions(const plan::Plan& plan,
+                          std::map<std::string, std::vector<std::string>>& awaits_for) {
+  std::set<std::string> plan_ids;  // resource ids this plan changes, for depends_on
   for (const auto& t : plan.targets) {
     if (!t.executable()) continue;
     for (const auto& a : t.actions)
-      if (a.changes_something()) plan_ids[a.resource.Id()] = a.resource.Id();
+      if (a.changes_something()) plan_ids.insert(a.resource.Id());
   }
   for (const auto& t : plan.targets) {
     if (!t.executable()) continue;
@@ -164,10 +161,17 @@ ApplyReport Executor::Run(const plan::Plan& plan) {
         scheduler_.Add(std::move(spec), std::make_unique<FailedTask>(steps.status()));
         continue;
       }
-      add(std::move(spec), std::move(steps.value()));
+      AddTask(std::move(spec), std::move(steps.value()));
     }
   }
+}
 
+ApplyReport Executor::Run(const plan::Plan& plan) {
+  auto start = std::chrono::steady_clock::now();
+  ApplyReport report;
+  seed_ = options_.steps.seed;
+  auto awaits_for = AddAwaits(plan, &report.awaited);
+  AddActions(plan, awaits_for);
   report.tasks = scheduler_.Run();
   for (const auto& r : report.tasks) {
     bool await = r.id.rfind("await:", 0) == 0;

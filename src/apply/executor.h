@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,10 +71,18 @@ class Executor {
   std::vector<TaskResult> Snapshot() const;
 
  private:
+  void AddTask(TaskSpec spec, std::vector<Step> steps);
+  // The await tasks of options_.running_operations that `plan` must not
+  // collide with; returns their ids by the resource id (or cluster group)
+  // they precede, and counts them in *awaited.
+  std::map<std::string, std::vector<std::string>> AddAwaits(const plan::Plan& plan, int* awaited);
+  void AddActions(const plan::Plan& plan, std::map<std::string, std::vector<std::string>>& awaits_for);
+
   Clients clients_;
   ExecuteOptions options_;
   Scheduler scheduler_;
   std::vector<const StepTask*> step_tasks_;
+  uint64_t seed_ = 0;  // of the next StepTask's jitter
 };
 
 }  // namespace tpu::apply

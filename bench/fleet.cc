@@ -73,11 +73,8 @@ std::string GroupDoc(const std::string& name, const std::string& project, const 
     << "\n  namespace: default\nspec:\n  project: " << project << "\n  nodeLocation: " << zone
     << "\n  nodeCount: 2\n  acceleratorConnectionMode: \"STATIC\"\n  topology: 2x2x2\n"
     << "  targetSizePolicyMode: \"BULK\"\n  instanceConfig:\n    machineType: tpu7x-standard-4t\n";
-  if (rng() % 2 == 0) {
-    o << "    provisioningModel: \"RESERVATION_BOUND\"\n    reservation: res-tpu7x-" << rng() % 3 << "\n";
-  } else {
-    o << "    provisioningModel: \"SPOT\"\n";
-  }
+  // Bulk mode takes only reservation-bound (or flex-start) templates.
+  o << "    provisioningModel: \"RESERVATION_BOUND\"\n    reservation: res-tpu7x-" << rng() % 3 << "\n";
   o << "    image: projects/ubuntu-os-accelerator-images/global/images/ubuntu-accel-2404-amd64-tpu-tpu7x-v20260320\n"
     << "    subnetwork: projects/" << project << "/regions/" << region << "/subnetworks/default\n"
     << "    bootDiskSizeGB: 100\n  bootstrapKubernetes:\n    version: \"1.31\"\n"

@@ -94,7 +94,18 @@ Result<std::vector<Step>> PoolSteps(const plan::Action& a, const plan::TargetPla
             u.tags = want.tags;
             u.node_version = want.version;
             u.image_type = want.image_type;
+            u.disk_size_gb = want.disk_size_gb;
+            u.disk_type = want.disk_type;
             steps.push_back(PoolCall("update node pool", ref,
+                                     [c, ref, u] { return c.gke->UpdateNodePool(ref, u); }));
+            break;
+          }
+          case plan::UpdateCall::kUpdateLocations: {
+            // Alone: the proto warns that other fields sent with `locations`
+            // reach only the nodes it creates.
+            cloud::NodePoolUpdate u;
+            u.locations = want.locations;
+            steps.push_back(PoolCall("move the zones of node pool", ref,
                                      [c, ref, u] { return c.gke->UpdateNodePool(ref, u); }));
             break;
           }

@@ -1,4 +1,5 @@
-// Executor: plan actions → scheduler tasks, with earlier runs' operations awaited first.
+// Executor: plan actions → scheduler tasks in pool lanes and cluster groups,
+// with earlier runs' operations awaited first.
 #include "apply/executor.h"
 
 #include <map>
@@ -46,9 +47,14 @@ class FailedTask : public Task {
 
 }  // namespace
 
-std::string LaneOf(const std::string& project, const std::string& location,
-                   const std::string& cluster) {
+std::string ClusterGroupOf(const std::string& project, const std::string& location,
+                           const std::string& cluster) {
   return "gke:" + project + "/" + location + "/" + cluster;
+}
+
+std::string PoolLaneOf(const std::string& project, const std::string& location,
+                       const std::string& cluster, const std::string& pool) {
+  return ClusterGroupOf(project, location, cluster) + "/" + pool;
 }
 
 int ApplyReport::ExitCode() const {
@@ -60,7 +66,7 @@ int ApplyReport::ExitCode() const {
 Executor::Executor(Clients clients, ExecuteOptions options, Scheduler::Observer observer)
     : clients_(clients),
       options_(std::move(options)),
-      scheduler_({options_.parallelism, options_.threads}, std::move(observer)) {
+      scheduler_({options_.parallelism, options_.threads, options_.cluster_operations}, std::move(observer)) {
   if (!options_.steps.times) options_.steps.times = std::make_shared<cloud::OperationTimes>();
 }
 
@@ -68,71 +74,84 @@ void Executor::Cancel() { scheduler_.Cancel(); }
 
 std::vector<TaskResult> Executor::Snapshot() const { return scheduler_.Snapshot(); }
 
-ApplyReport Executor::Run(const plan::Plan& plan) {
-  auto start = std::chrono::steady_clock::now();
-  ApplyReport report;
-  uint64_t seed = options_.steps.seed;
-  auto add = [&](TaskSpec spec, std::vector<Step> steps) {
-    StepTaskOptions o = options_.steps;
-    o.seed = seed++;
-    auto task = std::make_unique<StepTask>(clients_.poller, o, std::move(steps));
-    step_tasks_.push_back(task.get());
-    scheduler_.Add(std::move(spec), std::move(task));
-  };
+void Executor::AddTask(TaskSpec spec, std::vector<Step> steps) {
+  StepTaskOptions o = options_.steps;
+  o.seed = seed_++;
+  auto task = std::make_unique<StepTask>(clients_.poller, o, std::move(steps));
+  step_tasks_.push_back(task.get());
+  scheduler_.Add(std::move(spec), std::move(task));
+}
 
-  // Which lanes and resources this plan touches, to know which earlier
-  // operations to wait for.
-  std::set<std::string> lanes;
+// Earlier runs' operations (and any other caller's), for the pools, clusters
+// and Compute resources `plan` touches: one on a pool at the head of that
+// pool's lane; one on a cluster (create, upgrade…) before every pool action of
+// the cluster; a Compute one before the action on the same resource. Each
+// counts against its cluster's operations while it runs.
+std::map<std::string, std::vector<std::string>> Executor::AddAwaits(const plan::Plan& plan, int* awaited) {
+  std::set<std::string> lanes, groups;
   std::map<std::string, std::string> compute_names;  // "P/name" → resource id
   for (const auto& t : plan.targets) {
     if (!t.executable()) continue;
     for (const auto& a : t.actions) {
       if (!a.changes_something()) continue;
-      if (a.resource.kind == plan::ResourceKind::kNodePool)
-        lanes.insert(LaneOf(a.resource.project, a.resource.location, a.resource.cluster));
-      else
-        compute_names[a.resource.project + "/" + a.resource.name] = a.resource.Id();
+      const plan::ResourceRef& r = a.resource;
+      if (r.kind == plan::ResourceKind::kNodePool) {
+        lanes.insert(PoolLaneOf(r.project, r.location, r.cluster, r.name));
+        groups.insert(ClusterGroupOf(r.project, r.location, r.cluster));
+      } else {
+        compute_names[r.project + "/" + r.name] = r.Id();
+      }
     }
   }
-
-  // Earlier runs' operations: GKE ones at the head of their cluster's lane;
-  // Compute ones before the action on the same resource.
-  std::map<std::string, std::vector<std::string>> awaits_for;  // resource id → await task ids
-  int n = 0;
+  std::map<std::string, std::vector<std::string>> awaits_for;  // resource id or group → await task ids
   for (const auto& op : options_.running_operations) {
     if (op.done()) continue;
-    std::string id = "await:" + op.name;
+    TaskSpec spec{"await:" + op.name, "", {}, "wait for " + op.name, ""};
     if (op.api == cloud::Operation::Api::kGke) {
       auto link = ParseGkeLink(op.target_link);
       if (!link) continue;
-      std::string lane = LaneOf(link->project, link->location, link->cluster);
-      if (!lanes.count(lane)) continue;
-      add({id, lane, {}, "wait for " + op.name}, {AwaitExisting(op)});
+      spec.group = ClusterGroupOf(link->project, link->location, link->cluster);
+      if (!groups.count(spec.group)) continue;
+      if (link->pool.empty()) {
+        awaits_for[spec.group].push_back(spec.id);
+      } else {
+        spec.lane = PoolLaneOf(link->project, link->location, link->cluster, link->pool);
+        if (!lanes.count(spec.lane)) continue;
+      }
     } else {
       auto it = compute_names.find(op.project + "/" + LastSegment(op.target_link));
       if (it == compute_names.end()) continue;
-      awaits_for[it->second].push_back(id);
-      add({id, "", {}, "wait for " + op.name}, {AwaitExisting(op)});
+      awaits_for[it->second].push_back(spec.id);
     }
-    ++n;
+    AddTask(std::move(spec), {AwaitExisting(op)});
+    ++*awaited;
   }
-  report.awaited = n;
+  return awaits_for;
+}
 
-  std::map<std::string, std::string> plan_ids;  // resource id → task id, for depends_on
+void Executor::AddActions(const plan::Plan& plan,
+                          std::map<std::string, std::vector<std::string>>& awaits_for) {
+  std::set<std::string> plan_ids;  // resource ids this plan changes, for depends_on
   for (const auto& t : plan.targets) {
     if (!t.executable()) continue;
     for (const auto& a : t.actions)
-      if (a.changes_something()) plan_ids[a.resource.Id()] = a.resource.Id();
+      if (a.changes_something()) plan_ids.insert(a.resource.Id());
   }
   for (const auto& t : plan.targets) {
     if (!t.executable()) continue;
     for (const auto& a : t.actions) {
       if (!a.changes_something()) continue;
+      const plan::ResourceRef& r = a.resource;
       TaskSpec spec;
-      spec.id = a.resource.Id();
-      spec.description = std::string(plan::ActionKindName(a.kind)) + " " + a.resource.Id();
-      if (a.resource.kind == plan::ResourceKind::kNodePool)
-        spec.lane = LaneOf(a.resource.project, a.resource.location, a.resource.cluster);
+      spec.id = r.Id();
+      spec.description = std::string(plan::ActionKindName(a.kind)) + " " + r.Id();
+      if (r.kind == plan::ResourceKind::kNodePool) {
+        // One operation per pool (a replace's delete and create, in order, on
+        // its lane); the cluster's pools together up to its quota.
+        spec.lane = PoolLaneOf(r.project, r.location, r.cluster, r.name);
+        spec.group = ClusterGroupOf(r.project, r.location, r.cluster);
+        for (const auto& w : awaits_for[spec.group]) spec.after.push_back(w);
+      }
       for (const auto& dep : a.depends_on)
         if (plan_ids.count(dep)) spec.after.push_back(dep);
       for (const auto& w : awaits_for[spec.id]) spec.after.push_back(w);
@@ -142,10 +161,17 @@ ApplyReport Executor::Run(const plan::Plan& plan) {
         scheduler_.Add(std::move(spec), std::make_unique<FailedTask>(steps.status()));
         continue;
       }
-      add(std::move(spec), std::move(steps.value()));
+      AddTask(std::move(spec), std::move(steps.value()));
     }
   }
+}
 
+ApplyReport Executor::Run(const plan::Plan& plan) {
+  auto start = std::chrono::steady_clock::now();
+  ApplyReport report;
+  seed_ = options_.steps.seed;
+  auto awaits_for = AddAwaits(plan, &report.awaited);
+  AddActions(plan, awaits_for);
   report.tasks = scheduler_.Run();
   for (const auto& r : report.tasks) {
     bool await = r.id.rfind("await:", 0) == 0;
@@ -158,7 +184,10 @@ ApplyReport Executor::Run(const plan::Plan& plan) {
       default: break;
     }
   }
-  for (const StepTask* t : step_tasks_) report.retries += t->retries();
+  for (const StepTask* t : step_tasks_) {
+    report.retries += t->retries();
+    report.throttled += t->throttled();
+  }
   report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
   return report;

@@ -1,15 +1,22 @@
 // Execute: runs a Plan against the cloud (DESIGN.md §6).
 //
-// Every executable target's actions become StepTasks on one Scheduler: node
-// pool actions in their GKE cluster's lane (one operation per cluster, in plan
-// order), Compute actions ordered only by their dependencies. Operations an
-// earlier, interrupted run left running (`running_operations`, from a refresh
-// with include_operations) are awaited first — at the head of their cluster's
-// lane, or before the action on their resource — so nothing collides with them.
+// Every executable target's actions become StepTasks on one Scheduler, on
+// GKE's rules (docs/emulator.md, "Concurrency"): a node pool action in its
+// pool's lane (one operation per pool; a replace's delete and create in order),
+// in its cluster's group (pools of a cluster together, up to the cluster's
+// concurrent-operations quota, `cluster_operations`; halved on a 429 "Too many
+// operations", grown back a step per accepted call); Compute actions ordered
+// only by their dependencies. Operations an earlier, interrupted run (or
+// anyone) left running (`running_operations`, from a refresh with
+// include_operations) are awaited first — at the head of their pool's lane,
+// before every action of their cluster for a cluster-level one, or before the
+// action on their Compute resource — so nothing collides with them; one that
+// starts meanwhile is met with 400 FAILED_PRECONDITION, which is retried.
 // No local state is read or written: a rerun after kill -9 needs only the cloud.
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +30,9 @@ namespace tpu::apply {
 struct ExecuteOptions {
   int parallelism = 16;  // tasks started and unfinished at once (--parallelism)
   int threads = 8;       // workers making API calls
+  // Node pool operations in flight per GKE cluster at most: GKE's
+  // concurrent-operations quota per cluster (5).
+  int cluster_operations = 5;
   StepTaskOptions steps;
   std::vector<cloud::Operation> running_operations;  // not DONE, from the refresh
 };
@@ -36,14 +46,18 @@ struct ApplyReport {
   int cancelled = 0;
   int awaited = 0;     // operations of earlier runs waited for
   int retries = 0;     // retried API calls
+  int throttled = 0;   // of them, refused by a cluster's operations quota (429)
   std::chrono::milliseconds elapsed{0};
   // 0 everything applied, 1 something failed, 3 only waiting for capacity.
   int ExitCode() const;
 };
 
-// The lane of a GKE cluster: "gke:P/L/C".
-std::string LaneOf(const std::string& project, const std::string& location,
-                   const std::string& cluster);
+// The group of a GKE cluster ("gke:P/L/C") and the lane of one of its node
+// pools ("gke:P/L/C/N").
+std::string ClusterGroupOf(const std::string& project, const std::string& location,
+                           const std::string& cluster);
+std::string PoolLaneOf(const std::string& project, const std::string& location,
+                       const std::string& cluster, const std::string& pool);
 
 class Executor {
  public:
@@ -57,10 +71,18 @@ class Executor {
   std::vector<TaskResult> Snapshot() const;
 
  private:
+  void AddTask(TaskSpec spec, std::vector<Step> steps);
+  // The await tasks of options_.running_operations that `plan` must not
+  // collide with; returns their ids by the resource id (or cluster group)
+  // they precede, and counts them in *awaited.
+  std::map<std::string, std::vector<std::string>> AddAwaits(const plan::Plan& plan, int* awaited);
+  void AddActions(const plan::Plan& plan, std::map<std::string, std::vector<std::string>>& awaits_for);
+
   Clients clients_;
   ExecuteOptions options_;
   Scheduler scheduler_;
   std::vector<const StepTask*> step_tasks_;
+  uint64_t seed_ = 0;  // of the next StepTask's jitter
 };
 
 }  // namespace tpu::apply

@@ -157,6 +157,7 @@ std::string SummaryLine(const ApplyReport& r) {
   if (r.cancelled) s += ", " + std::to_string(r.cancelled) + " cancelled";
   if (r.awaited) s += ", " + std::to_string(r.awaited) + " earlier operations awaited";
   if (r.retries) s += ", " + std::to_string(r.retries) + (r.retries == 1 ? " retry" : " retries");
+  if (r.throttled) s += " (" + std::to_string(r.throttled) + " at a cluster's operations quota)";
   char buf[32];
   std::snprintf(buf, sizeof buf, " in %.1fs.", r.elapsed.count() / 1000.0);
   return s + buf;

@@ -32,7 +32,10 @@ std::string ProjectOfId(const std::string& id) {
   return id.substr(colon + 1, id.find('/', colon) - colon - 1);
 }
 
+// The display's lane is the cluster (the scheduler's group, "gke:P/L/C"):
+// the scheduler's own lanes are node pools, and a line per pool would not fit.
 std::string KeyOf(const TaskResult& t) {
+  if (!t.group.empty()) return t.group;
   if (!t.lane.empty()) return t.lane;
   std::string project = ProjectOfId(t.id);
   return "compute:" + (project.empty() ? std::string("earlier operations") : project);

@@ -19,7 +19,7 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 // One lane's tasks, in the order they were added.
 struct LaneView {
-  std::string key;   // the scheduler's lane ("gke:P/L/C"), or "compute:P" for unlaned tasks
+  std::string key;   // the cluster (the scheduler's group, "gke:P/L/C"), or "compute:P" for Compute tasks
   std::string name;  // what the display calls it: "c1", or "proj/c1" when two lanes share "c1"
   std::vector<const TaskResult*> tasks;
 

@@ -22,7 +22,8 @@ TaskResult Task(const std::string& cluster, const std::string& pool, State state
                 SteadyTime started = kT0, SteadyTime finished = {}) {
   TaskResult t;
   t.id = "nodePool:proj/us-east5/" + cluster + "/" + pool;
-  t.lane = "gke:proj/us-east5/" + cluster;
+  t.group = "gke:proj/us-east5/" + cluster;  // as the executor sets them: a group per
+  t.lane = t.group + "/" + pool;               // cluster, a lane per node pool
   t.description = "create " + t.id;
   t.state = state;
   t.note = std::move(note);
@@ -112,7 +113,8 @@ TEST(ProgressLanesTest, OneActionShowsWhatItWaitsForOnce) {
 TEST(ProgressLanesTest, LanesSharingAClusterNameKeepTheirProject) {
   TaskResult a = Task("train", "x-0", State::kRunning);
   TaskResult b = a;
-  b.lane = "gke:other/us-east5/train";
+  b.group = "gke:other/us-east5/train";
+  b.lane = b.group + "/x-0";
   b.id = "nodePool:other/us-east5/train/x-0";
   TaskResult c = Task("serve", "y-0", State::kRunning);
   auto lanes = GroupLanes({a, b, c});

@@ -1,5 +1,6 @@
-// Scheduler: the event loop that orders tasks by lane and dependency, keeps
-// timers for tasks that wait, and hands Advance() calls to a fixed worker pool.
+// Scheduler: the event loop that orders tasks by lane, group and dependency,
+// keeps timers for tasks that wait, and hands Advance() calls to a fixed
+// worker pool.
 #include "apply/scheduler.h"
 
 #include <algorithm>
@@ -30,6 +31,7 @@ Scheduler::Scheduler(Options options, Observer observer)
     : options_(options), observer_(std::move(observer)) {
   options_.parallelism = std::max(1, options_.parallelism);
   options_.threads = std::max(1, options_.threads);
+  options_.group_limit = std::max(1, options_.group_limit);
 }
 
 Scheduler::~Scheduler() {
@@ -47,6 +49,7 @@ void Scheduler::Add(TaskSpec spec, std::unique_ptr<Task> task) {
   Entry e;
   e.result.id = spec.id;
   e.result.lane = spec.lane;
+  e.result.group = spec.group;
   e.result.description = spec.description;
   e.spec = std::move(spec);
   e.task = std::move(task);
@@ -58,7 +61,24 @@ void Scheduler::Add(TaskSpec spec, std::unique_ptr<Task> task) {
     lane.push_back(index);
     lane_next_.emplace(e.spec.lane, 0);
   }
+  if (!e.spec.group.empty()) {
+    Group& g = groups_[e.spec.group];
+    g.limit = options_.group_limit;
+    g.members.push_back(index);
+  }
   entries_.push_back(std::move(e));
+}
+
+int Scheduler::peak_group_active(const std::string& group) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = groups_.find(group);
+  return it == groups_.end() ? 0 : it->second.peak;
+}
+
+int Scheduler::group_limit(const std::string& group) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = groups_.find(group);
+  return it == groups_.end() ? options_.group_limit : it->second.limit;
 }
 
 std::vector<TaskResult> Scheduler::Snapshot() const {
@@ -82,20 +102,40 @@ void Scheduler::NotifyLocked(size_t i) {
   if (observer_) observer_(entries_[i].result);
 }
 
+void Scheduler::ReleaseLocked(size_t i) {
+  --active_;
+  if (saturated_) {
+    // A slot freed while tasks waited for one: look at every task, in order.
+    saturated_ = false;
+    scan_all_ = true;
+  }
+  if (Group* g = entries_[i].group) {
+    --g->active;
+    // Its tasks that waited for room may start now.
+    for (size_t j : g->members)
+      if (entries_[j].result.state == TaskResult::State::kPending) candidates_.push_back(j);
+  }
+}
+
+void Scheduler::ThrottleLocked(size_t i, std::chrono::milliseconds delay) {
+  Entry& e = entries_[i];
+  e.result.state = TaskResult::State::kPending;
+  ++e.result.throttled;
+  // The cluster holds fewer operations than we thought: halve our limit.
+  if (e.group) e.group->limit = std::max(1, e.group->limit / 2);
+  ReleaseLocked(i);
+  e.not_before = Clock::now() + delay;
+  timers_.push({e.not_before, i, /*wake=*/true});
+  NotifyLocked(i);
+}
+
 void Scheduler::FinishLocked(size_t i, TaskResult::State state, Status status) {
   Entry& e = entries_[i];
   bool was_running = e.result.state == TaskResult::State::kRunning;
   e.result.state = state;
   e.result.status = std::move(status);
   e.result.finished = Clock::now();
-  if (was_running) {
-    --active_;
-    if (saturated_) {
-      // A slot freed while tasks waited for one: look at every task, in order.
-      saturated_ = false;
-      scan_all_ = true;
-    }
-  }
+  if (was_running) ReleaseLocked(i);
   --unfinished_;
   if (e.lane) {
     // The lane moves on past every finished task at its head.
@@ -119,6 +159,8 @@ bool Scheduler::ReadyLocked(size_t i) const {
     if (entries_[it->second].result.state != TaskResult::State::kDone) return false;
   }
   if (e.lane && *e.lane_next != e.lane_position) return false;
+  if (e.group && e.group->active >= e.group->limit) return false;  // its release re-queues it
+  if (e.not_before != Clock::time_point{} && Clock::now() < e.not_before) return false;  // its wake timer does
   return true;
 }
 
@@ -143,9 +185,10 @@ bool Scheduler::SkipIfDependencyFailedLocked(size_t i) {
 void Scheduler::StartLocked(size_t i) {
   Entry& e = entries_[i];
   e.result.state = TaskResult::State::kRunning;
-  e.result.started = Clock::now();
+  if (e.result.started == Clock::time_point{}) e.result.started = Clock::now();
   ++active_;
   peak_active_ = std::max(peak_active_, active_);
+  if (e.group) e.group->peak = std::max(e.group->peak, ++e.group->active);
   NotifyLocked(i);
   DispatchLocked(i);
 }
@@ -213,6 +256,34 @@ void Scheduler::WorkerLoop() {
   }
 }
 
+void Scheduler::HandleOutcomeLocked(size_t i, Outcome out) {
+  Entry& e = entries_[i];
+  ++e.result.advances;
+  if (!out.note.empty() && out.note != e.result.note) {
+    e.result.note = out.note;
+    NotifyLocked(i);
+  }
+  // An operation started: the group grows its limit back a step.
+  if (out.call_accepted && e.group) e.group->limit = std::min(options_.group_limit, e.group->limit + 1);
+  switch (out.kind) {
+    case Outcome::Kind::kDone:
+      FinishLocked(i, TaskResult::State::kDone, Status::OK());
+      break;
+    case Outcome::Kind::kFailed:
+      FinishLocked(i, cancelled_ ? TaskResult::State::kCancelled : TaskResult::State::kFailed, out.status);
+      break;
+    case Outcome::Kind::kWaitingForCapacity:
+      FinishLocked(i, TaskResult::State::kWaitingForCapacity, out.status);
+      break;
+    case Outcome::Kind::kAgain:
+      timers_.push({Clock::now() + out.delay, i});
+      break;
+    case Outcome::Kind::kThrottled:
+      ThrottleLocked(i, out.delay);
+      break;
+  }
+}
+
 std::vector<TaskResult> Scheduler::Run() {
   std::unique_lock<std::mutex> l(mu_);
   unfinished_ = entries_.size();
@@ -225,6 +296,7 @@ std::vector<TaskResult> Scheduler::Run() {
       e.lane = &lanes_.at(e.spec.lane);
       e.lane_next = &lane_next_.at(e.spec.lane);
     }
+    if (!e.spec.group.empty()) e.group = &groups_.at(e.spec.group);
   }
   scan_all_ = true;
   for (int t = 0; t < options_.threads; ++t) workers_.emplace_back([this] { WorkerLoop(); });
@@ -233,35 +305,17 @@ std::vector<TaskResult> Scheduler::Run() {
       auto [i, out] = std::move(outcomes_.front());
       outcomes_.pop();
       --in_flight_;
-      Entry& e = entries_[i];
-      ++e.result.advances;
-      if (!out.note.empty() && out.note != e.result.note) {
-        e.result.note = out.note;
-        NotifyLocked(i);
-      }
-      switch (out.kind) {
-        case Outcome::Kind::kDone:
-          FinishLocked(i, TaskResult::State::kDone, Status::OK());
-          break;
-        case Outcome::Kind::kFailed:
-          FinishLocked(i, cancelled_ ? TaskResult::State::kCancelled : TaskResult::State::kFailed,
-                       out.status);
-          break;
-        case Outcome::Kind::kWaitingForCapacity:
-          FinishLocked(i, TaskResult::State::kWaitingForCapacity, out.status);
-          break;
-        case Outcome::Kind::kAgain:
-          timers_.push({Clock::now() + out.delay, i});
-          break;
-      }
+      HandleOutcomeLocked(i, std::move(out));
     }
     if (cancelled_) {
       // Tasks on timers or not started stop here; ones inside a worker finish
       // their call first, so no request is cut off mid-flight.
       while (!timers_.empty()) {
-        FinishLocked(timers_.top().index, TaskResult::State::kCancelled,
-                     Status::DeadlineExceeded("cancelled while waiting"));
+        Timer t = timers_.top();
         timers_.pop();
+        // A throttled task's wake-up: the task is pending, cancelled below.
+        if (!t.wake)
+          FinishLocked(t.index, TaskResult::State::kCancelled, Status::DeadlineExceeded("cancelled while waiting"));
       }
       for (size_t i = 0; i < entries_.size(); ++i)
         if (entries_[i].result.state == TaskResult::State::kPending)
@@ -270,8 +324,10 @@ std::vector<TaskResult> Scheduler::Run() {
     } else {
       auto now = Clock::now();
       while (!timers_.empty() && timers_.top().when <= now) {
-        DispatchLocked(timers_.top().index);
+        Timer t = timers_.top();
         timers_.pop();
+        if (t.wake) candidates_.push_back(t.index);
+        else DispatchLocked(t.index);
       }
       StartReadyLocked();
       if (unfinished_ == 0) break;

@@ -1,7 +1,13 @@
-// Scheduler: runs Tasks with lanes, dependencies and bounded parallelism.
+// Scheduler: runs Tasks with lanes, groups, dependencies and bounded parallelism.
 //
-// - A lane (a GKE cluster: GKE runs one node-pool operation per cluster) runs
-//   its tasks one at a time, in the order they were added.
+// - A lane (a GKE node pool: GKE runs one operation per pool) runs its tasks
+//   one at a time, in the order they were added.
+// - A group (a GKE cluster) has a limit of tasks started and unfinished at
+//   once, starting at `group_limit` (the cluster's concurrent-operations
+//   quota). A task that comes back throttled (429 "Too many operations") gives
+//   its place back, waits its backoff and room in the group, and halves the
+//   group's limit; each accepted call grows it back one step, up to
+//   `group_limit`.
 // - A task starts only after every task it depends on is done; if one of them
 //   fails, it is skipped with a reason naming the failed dependency.
 // - At most `parallelism` tasks are started and unfinished at once; tasks
@@ -32,6 +38,7 @@ struct TaskResult {
   enum class State { kPending, kRunning, kDone, kFailed, kWaitingForCapacity, kSkipped, kCancelled };
   std::string id;
   std::string lane;
+  std::string group;
   std::string description;
   State state = State::kPending;
   Status status;       // why it failed / was skipped
@@ -39,6 +46,7 @@ struct TaskResult {
   std::chrono::steady_clock::time_point started{};
   std::chrono::steady_clock::time_point finished{};
   int advances = 0;    // Advance() calls made
+  int throttled = 0;   // times it came back throttled (429 Too many operations)
 };
 
 const char* StateName(TaskResult::State s);
@@ -48,6 +56,7 @@ class Scheduler {
   struct Options {
     int parallelism = 16;  // tasks started and unfinished at once
     int threads = 8;       // workers making API calls
+    int group_limit = 5;   // tasks of one group started and unfinished at once, at most
   };
   // Called on the scheduler thread each time a task changes state or note.
   // It runs under the scheduler's lock: it must not call back into the Scheduler.
@@ -68,9 +77,18 @@ class Scheduler {
   std::vector<TaskResult> Snapshot() const;
   // Peak number of tasks started and unfinished at once, for tests and benches.
   int peak_active() const { return peak_active_; }
+  // The same within one group, and the group's limit now (after Run()).
+  int peak_group_active(const std::string& group) const;
+  int group_limit(const std::string& group) const;
 
  private:
   using Clock = std::chrono::steady_clock;
+  struct Group {
+    int limit = 0;   // tasks that may be started and unfinished at once now
+    int active = 0;
+    int peak = 0;
+    std::vector<size_t> members;  // task indexes, in order
+  };
   struct Entry {
     TaskSpec spec;
     std::unique_ptr<Task> task;
@@ -78,10 +96,13 @@ class Scheduler {
     size_t lane_position = 0;  // index in its lane's FIFO
     const std::vector<size_t>* lane = nullptr;  // its lane's tasks (lanes_), null when none
     size_t* lane_next = nullptr;                // its lane's entry in lane_next_
+    Group* group = nullptr;                     // its group (groups_), null when none
+    Clock::time_point not_before{};             // throttled: not started again before
   };
   struct Timer {
     Clock::time_point when;
     size_t index;
+    bool wake = false;  // only makes a throttled task startable again (no Advance)
     bool operator>(const Timer& o) const { return when > o.when; }
   };
 
@@ -98,6 +119,11 @@ class Scheduler {
   bool SkipIfDependencyFailedLocked(size_t i);
   bool ReadyLocked(size_t i) const;
   void FinishLocked(size_t i, TaskResult::State state, Status status);
+  // Task i gives its place back (throttled): pending again until `delay` passed.
+  void ThrottleLocked(size_t i, std::chrono::milliseconds delay);
+  // Task i's place is free: the group may start another of its tasks.
+  void ReleaseLocked(size_t i);
+  void HandleOutcomeLocked(size_t i, Outcome out);
   void DispatchLocked(size_t i);  // hands task i to a worker
   void NotifyLocked(size_t i);
 
@@ -110,6 +136,7 @@ class Scheduler {
   std::map<std::string, size_t> by_id_;
   std::map<std::string, std::vector<size_t>> lanes_;  // lane → task indexes in order
   std::map<std::string, size_t> lane_next_;           // lane → position of its next task
+  std::map<std::string, Group> groups_;
   std::vector<std::vector<size_t>> dependents_;       // task → tasks that list it in `after`
   std::vector<size_t> candidates_;  // tasks a finish may have made ready
   bool scan_all_ = true;            // the next StartReadyLocked looks at every task

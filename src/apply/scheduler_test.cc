@@ -1,5 +1,7 @@
-// Scheduler: lanes never overlap, independent lanes run together, parallelism is
-// bounded, dependencies order and skip, waits cost timers not threads, cancel stops.
+// Scheduler: lanes never overlap, independent lanes run together, groups are
+// bounded by a limit that a throttled task halves and accepted calls grow back,
+// parallelism is bounded, dependencies order and skip, waits cost timers not
+// threads, cancel stops.
 #include "apply/scheduler.h"
 
 #include <atomic>
@@ -47,7 +49,7 @@ class FakeTask : public Task {
 
 void AddFake(Scheduler& s, FakeTask::Shared* sh, const std::string& id, const std::string& lane,
              int polls, std::vector<std::string> after = {}, Outcome final = Outcome::Done()) {
-  s.Add({id, lane, std::move(after), "task " + id},
+  s.Add({id, lane, std::move(after), "task " + id, ""},
         std::make_unique<FakeTask>(sh, id, lane, polls, std::move(final)));
 }
 
@@ -148,6 +150,80 @@ TEST(Scheduler, DependencyAgainstLaneOrderFailsInsteadOfHanging) {
   EXPECT_EQ(r[1].state, TaskResult::State::kFailed);
 }
 
+// A cloud with a quota of `capacity` concurrent operations per cluster: a task's
+// first call is refused (throttled) when that many run, else accepted; its
+// operation then takes `polls` polls.
+class QuotaTask : public Task {
+ public:
+  struct Cloud {
+    std::mutex mu;
+    int running = 0;
+    int peak = 0;
+    int refused = 0;
+    int capacity = 2;
+  };
+  QuotaTask(Cloud* cloud, int polls) : cloud_(cloud), polls_(polls) {}
+  Outcome Advance() override {
+    std::lock_guard<std::mutex> l(cloud_->mu);
+    if (!started_) {
+      if (cloud_->running >= cloud_->capacity) {
+        ++cloud_->refused;
+        return Outcome::Throttled(milliseconds(1), "429");
+      }
+      started_ = true;
+      cloud_->peak = std::max(cloud_->peak, ++cloud_->running);
+      Outcome o = Outcome::Again(milliseconds(2));
+      o.call_accepted = true;
+      return o;
+    }
+    if (++polls_done_ < polls_) return Outcome::Again(milliseconds(2));
+    --cloud_->running;
+    return Outcome::Done();
+  }
+
+ private:
+  Cloud* cloud_;
+  int polls_;
+  int polls_done_ = 0;
+  bool started_ = false;
+};
+
+// Ten pools of one cluster: five (the group's limit) at once.
+TEST(Scheduler, AGroupRunsUpToItsLimitAtOnce) {
+  QuotaTask::Cloud cloud;
+  cloud.capacity = 100;
+  Scheduler s({.parallelism = 16, .threads = 4, .group_limit = 5});
+  for (int i = 0; i < 10; ++i)
+    s.Add({"p" + std::to_string(i), "pool-" + std::to_string(i), {}, "create", "cluster"},
+          std::make_unique<QuotaTask>(&cloud, 5));
+  auto results = s.Run();
+  for (const auto& r : results) EXPECT_EQ(r.state, TaskResult::State::kDone) << r.id;
+  EXPECT_EQ(s.peak_group_active("cluster"), 5);
+  EXPECT_EQ(cloud.peak, 5);
+}
+
+// The cloud takes two at a time: the tasks refused give their place back, the
+// group's limit halves, and everything still finishes, never more than two in
+// the cloud at once.
+TEST(Scheduler, ThrottledTasksYieldAndTheGroupLimitFollowsTheCloud) {
+  QuotaTask::Cloud cloud;
+  cloud.capacity = 2;
+  Scheduler s({.parallelism = 16, .threads = 4, .group_limit = 5});
+  for (int i = 0; i < 10; ++i)
+    s.Add({"p" + std::to_string(i), "pool-" + std::to_string(i), {}, "create", "cluster"},
+          std::make_unique<QuotaTask>(&cloud, 3));
+  auto results = s.Run();
+  int throttled = 0;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.state, TaskResult::State::kDone) << r.id;
+    throttled += r.throttled;
+  }
+  EXPECT_GT(cloud.refused, 0);
+  EXPECT_EQ(throttled, cloud.refused);
+  EXPECT_EQ(cloud.peak, 2);
+  EXPECT_LE(s.group_limit("cluster"), 5);
+}
+
 class ForeverTask : public Task {
  public:
   explicit ForeverTask(std::atomic<int>* calls) : calls_(calls) {}
@@ -162,7 +238,7 @@ TEST(Scheduler, CancelStopsWaitingTasks) {
   std::atomic<int> calls{0};
   Scheduler s({.parallelism = 16, .threads = 2});
   for (int i = 0; i < 3; ++i)
-    s.Add({"t" + std::to_string(i), "", {}, "forever"}, std::make_unique<ForeverTask>(&calls));
+    s.Add({"t" + std::to_string(i), "", {}, "forever", ""}, std::make_unique<ForeverTask>(&calls));
   std::thread canceller([&] {
     while (calls.load() < 10) std::this_thread::yield();
     s.Cancel();

@@ -38,11 +38,16 @@ Outcome StepTask::Advance() {
   return op_ ? Poll() : Call();
 }
 
-Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what) {
+Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what, bool throttled) {
   auto now = std::chrono::steady_clock::now();
-  if (retry_attempt_ == 0) first_failure_ = now;
-  if (retry_attempt_ >= options_.budget.max_retries ||
-      now - first_failure_ >= options_.budget.deadline) {
+  if (retry_attempt_ == 0) {
+    first_failure_ = now;
+    failures_ = 0;
+  }
+  // A 429 at the cluster's operations quota is the cluster being busy, not
+  // this call failing: only the deadline bounds those.
+  if (!throttled) ++failures_;
+  if (failures_ > options_.budget.max_retries || now - first_failure_ >= options_.budget.deadline) {
     return Outcome::Failed(error.ToStatus().WithContext(
         what + ": gave up after " + std::to_string(retry_attempt_) + " retries"));
   }
@@ -51,7 +56,10 @@ Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what) {
   ++total_retries_;
   spdlog::debug("{}: retry {} in {} ms: {}", what, retry_attempt_, delay.count(),
                 error.ToStatus().message());
-  return Outcome::Again(delay, what + ": retrying (" + error.ToStatus().message() + ")");
+  const std::string note = what + ": retrying (" + error.ToStatus().message() + ")";
+  if (!throttled) return Outcome::Again(delay, note);
+  ++total_throttled_;
+  return Outcome::Throttled(delay, note);
 }
 
 Outcome StepTask::Call() {
@@ -59,6 +67,9 @@ Outcome StepTask::Call() {
   auto result = step.call();
   if (!result.ok()) {
     const cloud::ApiError& e = result.error();
+    // 429 on a mutation: the cluster's concurrent operations are at their
+    // quota; the task gives its place back so fewer of ours run at once.
+    if (e.rate_limited()) return Retry(e, step.what, /*throttled=*/true);
     if (e.retryable()) return Retry(e, step.what);
     if (step.done_despite && step.done_despite(e)) {
       ++index_;
@@ -75,8 +86,10 @@ Outcome StepTask::Call() {
   op_started_ = std::chrono::steady_clock::now();
   op_kind_ = step.learn_timing && options_.times ? OperationKind(*op_) : "";
   expected_ = op_kind_.empty() ? std::nullopt : options_.times->Expected(op_kind_);
-  if (op_->done()) return Poll();  // rare: finished at once; Poll() handles the result
-  return Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+  Outcome out = op_->done() ? Poll()  // rare: finished at once; Poll() handles the result
+                             : Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+  out.call_accepted = step.learn_timing;  // an operation of ours started (not one awaited)
+  return out;
 }
 
 std::chrono::milliseconds StepTask::NextPoll() {

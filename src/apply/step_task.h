@@ -3,10 +3,13 @@
 // resize, update and replace in DESIGN.md §6.
 //
 // Each Advance() makes one call: the step's mutation, or one poll of its
-// operation. Retryable errors (429, 5xx, dropped connections, GKE's
-// "incompatible operation") come back as Outcome::Again after a jittered
-// backoff honouring Retry-After, up to the retry budget; other errors go to the
-// step's handler or fail the action with the API's message. An operation that
+// operation. Retryable errors (5xx, dropped connections, GKE's "incompatible
+// operation" while another operation runs on the pool or a cluster-level one on
+// the cluster) come back as Outcome::Again after a jittered backoff honouring
+// Retry-After, up to the retry budget; a 429 on a mutation (the cluster's
+// concurrent-operations quota) as Outcome::Throttled, so the task gives its
+// place back; other errors go to the step's handler or fail the action with
+// the API's message. An operation that
 // ends in a stockout runs the step's cleanup (delete the ERROR pool it left)
 // and ends the task in WaitingForCapacity.
 #pragma once
@@ -27,7 +30,7 @@
 namespace tpu::apply {
 
 struct RetryBudget {
-  int max_retries = 12;  // per call
+  int max_retries = 12;  // per call (a 429 at a cluster's operations quota does not count)
   std::chrono::milliseconds deadline{15 * 60'000};  // per call, from its first failure
 };
 
@@ -66,13 +69,14 @@ class StepTask : public Task {
   Outcome Advance() override;
 
   // Counters for tests and the reliability report.
-  int retries() const { return total_retries_; }
+  int retries() const { return total_retries_; }  // throttles included
+  int throttled() const { return total_throttled_; }
 
  private:
   Outcome Call();
   Outcome Poll();
   Outcome NextStep();
-  Outcome Retry(const cloud::ApiError& error, const std::string& what);
+  Outcome Retry(const cloud::ApiError& error, const std::string& what, bool throttled = false);
   // Delay before the next poll of op_.
   std::chrono::milliseconds NextPoll();
 
@@ -90,9 +94,11 @@ class StepTask : public Task {
   std::optional<std::chrono::milliseconds> expected_;
   std::chrono::milliseconds seen_running_{0};
   int late_polls_ = 0;
-  int retry_attempt_ = 0;
+  int retry_attempt_ = 0;  // retries of the current call (its backoff grows with it)
+  int failures_ = 0;       // of them, not throttles: the ones max_retries bounds
   std::chrono::steady_clock::time_point first_failure_{};
   int total_retries_ = 0;
+  int total_throttled_ = 0;
   bool stockout_ = false;       // running on_stockout steps
   Status stockout_status_;
   std::mt19937_64 rng_;

@@ -1,8 +1,10 @@
 // Task: one plan action as a small state machine the executor advances.
 //
 // Advance() runs on a worker thread, makes at most one API call, and says what
-// happens next: finished, failed, waiting for capacity, or "call me again after
-// D" (an operation still running, a retryable error backing off). Waiting is a
+// happens next: finished, failed, waiting for capacity, "call me again after
+// D" (an operation still running, a retryable error backing off), or
+// "throttled": the cloud refused the call for too many operations at once, so
+// the task gives its place back and waits for room in its group. Waiting is a
 // timer in the scheduler, never a blocked thread, so a thousand operations in
 // flight cost a thousand timers, not a thousand threads.
 #pragma once
@@ -21,11 +23,17 @@ struct Outcome {
     kFailed,              // a permanent error: `status` says why
     kWaitingForCapacity,  // stockout: nothing left behind, retry later on a slower clock
     kAgain,               // call Advance() again after `delay`
+    // 429 "Too many operations": back to pending, startable again after
+    // `delay` when its group has room; the group's limit is lowered.
+    kThrottled,
   };
   Kind kind = Kind::kDone;
   std::chrono::milliseconds delay{0};
   Status status;
   std::string note;  // what the task is doing now, for progress ("waiting for operation-…")
+  // This Advance()'s mutating call was accepted (an operation started): its
+  // group may grow its limit back a step.
+  bool call_accepted = false;
 
   static Outcome Done() { return {}; }
   static Outcome Failed(Status s) { return {Kind::kFailed, {}, std::move(s), {}}; }
@@ -34,6 +42,9 @@ struct Outcome {
   }
   static Outcome Again(std::chrono::milliseconds d, std::string note = {}) {
     return {Kind::kAgain, d, Status::OK(), std::move(note)};
+  }
+  static Outcome Throttled(std::chrono::milliseconds d, std::string note = {}) {
+    return {Kind::kThrottled, d, Status::OK(), std::move(note)};
   }
 };
 
@@ -48,9 +59,14 @@ class Task {
 // What the scheduler needs to know about a task besides how to run it.
 struct TaskSpec {
   std::string id;            // unique in a run, e.g. "create proj/cluster/pool-0"
-  std::string lane;          // tasks with the same lane run one at a time, in order; "" = none
+  // Tasks with the same lane run one at a time, in the order added (a GKE node
+  // pool: one operation per pool); "" = none.
+  std::string lane;
   std::vector<std::string> after;  // ids that must be done first
   std::string description;   // "+ create proj/cluster/pool-0"
+  // Tasks with the same group share its limit of tasks started at once (a GKE
+  // cluster: its concurrent-operations quota); "" = none.
+  std::string group;
 };
 
 }  // namespace tpu::apply

@@ -97,7 +97,7 @@ Result<std::unique_ptr<CloudSession>> CloudSession::Open(const CloudFlags& flags
     Status s = session->emulator_->Start();
     if (!s.ok()) return s.WithContext("starting the embedded emulator");
     for (const auto& c : config.clusters) {
-      s = session->emulator_->EnsureCluster(c.project, c.location, c.name);
+      s = session->emulator_->EnsureCluster(c.project, c.location, c.name, c.release_channel);
       if (!s.ok()) return s;
     }
     for (const auto& t : repo.targets) {

@@ -41,6 +41,8 @@ struct ApplyFlags {
   int retry_deadline_s = 900;
   int summary_over = plan::kDefaultSummaryOver;
   bool full = false;
+  int retry_base_ms = 1000;
+  int cluster_operations = 5;
 };
 
 // Terraform's question, with what the plan spends and destroys.
@@ -156,6 +158,8 @@ int RunApply(ApplyFlags& f) {
   eo.steps.poll.initial = std::chrono::milliseconds(f.poll_initial_ms);
   eo.steps.poll.max = std::chrono::milliseconds(std::max(f.poll_initial_ms, f.poll_max_ms));
   eo.steps.budget.deadline = std::chrono::seconds(f.retry_deadline_s);
+  eo.steps.retry.base = std::chrono::milliseconds(f.retry_base_ms);
+  eo.cluster_operations = f.cluster_operations;
   eo.steps.seed = static_cast<uint64_t>(getpid());
   for (const auto& [project, state] : run.live.projects)
     eo.running_operations.insert(eo.running_operations.end(), state.running_operations.begin(),
@@ -214,6 +218,14 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx) {
                   "Seconds to keep retrying a failing call (default 900)")
       ->check(CLI::Range(1, 86400));
   AddPlanTextFlags(cmd, &f->summary_over, &f->full);
+  cmd->add_option("--retry-base-ms", f->retry_base_ms,
+                  "First retry of a failing call within this long (full jitter), doubling each time "
+                  "(default 1000)")
+      ->check(CLI::Range(1, 600000));
+  cmd->add_option("--cluster-operations", f->cluster_operations,
+                  "Node pool operations in flight per GKE cluster at most (default 5, GKE's "
+                  "concurrent-operations quota; halved on a 429, grown back as operations start)")
+      ->check(CLI::Range(1, 100));
   AddCloudFlags(cmd, &f->run.cloud);
   cmd->callback([f, &ctx] { ctx.exit_code = RunApply(*f); });
 }

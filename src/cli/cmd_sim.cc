@@ -71,7 +71,7 @@ int RunSim(const SimFlags& f) {
     return 1;
   }
   for (const auto& c : config.clusters) {
-    if (Status s = emulator.EnsureCluster(c.project, c.location, c.name); !s.ok()) {
+    if (Status s = emulator.EnsureCluster(c.project, c.location, c.name, c.release_channel); !s.ok()) {
       std::fprintf(stderr, "error: cluster %s/%s/%s: %s\n", c.project.c_str(), c.location.c_str(),
                    c.name.c_str(), s.ToString().c_str());
       return 1;

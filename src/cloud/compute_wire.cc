@@ -35,6 +35,7 @@ std::string SegmentAfter(const std::string& url, const std::string& key) {
 json WorkloadPolicyToJson(const WorkloadPolicy& p) {
   json wp = {{"type", p.type}};
   if (!p.accelerator_topology.empty()) wp["acceleratorTopology"] = p.accelerator_topology;
+  if (!p.accelerator_topology_mode.empty()) wp["acceleratorTopologyMode"] = p.accelerator_topology_mode;
   json j = {{"name", p.name}, {"workloadPolicy", wp}};
   if (!p.description.empty()) j["description"] = p.description;
   if (!p.region.empty()) j["region"] = p.region;
@@ -60,6 +61,7 @@ Result<WorkloadPolicy> WorkloadPolicyFromJson(const json& j) {
   if (const json* wp = r.Object(j, "workloadPolicy")) {
     r.String(*wp, "type", &p.type);
     r.String(*wp, "acceleratorTopology", &p.accelerator_topology);
+    r.String(*wp, "acceleratorTopologyMode", &p.accelerator_topology_mode);
   }
   if (!r.ok()) return r.status();
   return p;
@@ -68,14 +70,14 @@ Result<WorkloadPolicy> WorkloadPolicyFromJson(const json& j) {
 json InstanceTemplateToJson(const InstanceTemplate& t) {
   json props = json::object();
   if (!t.machine_type.empty()) props["machineType"] = t.machine_type;
-  if (!t.provisioning_model.empty()) {
-    props["scheduling"] = {{"provisioningModel", t.provisioning_model}};
-    // Compute requires these for SPOT; they are the defaults GKE uses too.
-    if (t.provisioning_model == "SPOT") {
-      props["scheduling"]["automaticRestart"] = false;
-      props["scheduling"]["onHostMaintenance"] = "TERMINATE";
-    }
-  }
+  json scheduling = json::object();
+  if (!t.provisioning_model.empty()) scheduling["provisioningModel"] = t.provisioning_model;
+  // Compute requires automaticRestart false for SPOT.
+  if (t.provisioning_model == "SPOT") scheduling["automaticRestart"] = false;
+  if (!t.on_host_maintenance.empty()) scheduling["onHostMaintenance"] = t.on_host_maintenance;
+  if (!t.instance_termination_action.empty())
+    scheduling["instanceTerminationAction"] = t.instance_termination_action;
+  if (!scheduling.empty()) props["scheduling"] = scheduling;
   if (!t.reservation.empty()) {
     props["reservationAffinity"] = {{"consumeReservationType", "SPECIFIC_RESERVATION"},
                                     {"key", kReservationKey},
@@ -101,7 +103,6 @@ json InstanceTemplateToJson(const InstanceTemplate& t) {
     for (const auto& [k, v] : t.metadata) items.push_back({{"key", k}, {"value", v}});
     props["metadata"] = {{"items", items}};
   }
-  if (!t.resource_policy.empty()) props["resourcePolicies"] = json::array({t.resource_policy});
   json j = {{"name", t.name}, {"properties", props}};
   if (!t.description.empty()) j["description"] = t.description;
   if (!t.self_link.empty()) j["selfLink"] = t.self_link;
@@ -117,7 +118,11 @@ Result<InstanceTemplate> InstanceTemplateFromJson(const json& j) {
   r.String(j, "selfLink", &t.self_link);
   if (const json* p = r.Object(j, "properties")) {
     r.String(*p, "machineType", &t.machine_type);
-    if (const json* s = r.Object(*p, "scheduling")) r.String(*s, "provisioningModel", &t.provisioning_model);
+    if (const json* s = r.Object(*p, "scheduling")) {
+      r.String(*s, "provisioningModel", &t.provisioning_model);
+      r.String(*s, "onHostMaintenance", &t.on_host_maintenance);
+      r.String(*s, "instanceTerminationAction", &t.instance_termination_action);
+    }
     if (const json* ra = r.Object(*p, "reservationAffinity")) {
       std::vector<std::string> values;
       r.Strings(*ra, "values", &values);
@@ -157,9 +162,6 @@ Result<InstanceTemplate> InstanceTemplateFromJson(const json& j) {
         }
       }
     }
-    std::vector<std::string> policies;
-    r.Strings(*p, "resourcePolicies", &policies);
-    if (!policies.empty()) t.resource_policy = policies.front();
   }
   if (!r.ok()) return r.status();
   return t;

@@ -47,6 +47,16 @@ void ReadTaints(WireReader& r, const json& j, std::optional<std::vector<NodeTain
   *out = std::move(taints);
 }
 
+json AutoscalingJson(const NodePoolAutoscaling& a) {
+  json as = {{"enabled", a.enabled}};
+  if (a.enabled) {
+    as["minNodeCount"] = a.min_node_count;
+    as["maxNodeCount"] = a.max_node_count;
+    if (!a.location_policy.empty()) as["locationPolicy"] = a.location_policy;
+  }
+  return as;
+}
+
 }  // namespace
 
 json NodePoolToJson(const NodePool& p) {
@@ -80,13 +90,7 @@ json NodePoolToJson(const NodePool& p) {
     if (!p.placement_policy->policy_name.empty()) pp["policyName"] = p.placement_policy->policy_name;
     j["placementPolicy"] = pp;
   }
-  if (p.autoscaling) {
-    j["autoscaling"] = {{"enabled", p.autoscaling->enabled}};
-    if (p.autoscaling->enabled) {
-      j["autoscaling"]["minNodeCount"] = p.autoscaling->min_node_count;
-      j["autoscaling"]["maxNodeCount"] = p.autoscaling->max_node_count;
-    }
-  }
+  if (p.autoscaling) j["autoscaling"] = AutoscalingJson(*p.autoscaling);
   if (p.management) {
     j["management"] = {{"autoRepair", p.management->auto_repair}, {"autoUpgrade", p.management->auto_upgrade}};
   }
@@ -139,8 +143,12 @@ Result<NodePool> NodePoolFromJson(const json& j) {
   if (const json* a = r.Object(j, "autoscaling")) {
     NodePoolAutoscaling as;
     r.Bool(*a, "enabled", &as.enabled);
-    r.Int(*a, "minNodeCount", &as.min_node_count);
-    r.Int(*a, "maxNodeCount", &as.max_node_count);
+    // The total_* bounds are the per-zone ones of a one-zone (TPU) pool.
+    const bool total = !a->contains("minNodeCount") && !a->contains("maxNodeCount");
+    r.Int(*a, total ? "totalMinNodeCount" : "minNodeCount", &as.min_node_count);
+    r.Int(*a, total ? "totalMaxNodeCount" : "maxNodeCount", &as.max_node_count);
+    r.String(*a, "locationPolicy", &as.location_policy);
+    if (as.location_policy == "LOCATION_POLICY_UNSPECIFIED") as.location_policy.clear();
     p.autoscaling = as;
   }
   if (const json* m = r.Object(j, "management")) {
@@ -169,18 +177,16 @@ json UpdateNodePoolBody(const NodePoolUpdate& u) {
   if (u.tags) j["tags"] = {{"tags", *u.tags}};
   if (u.node_version) j["nodeVersion"] = *u.node_version;
   if (u.image_type) j["imageType"] = *u.image_type;
+  if (u.disk_size_gb) j["diskSizeGb"] = std::to_string(*u.disk_size_gb);  // int64: a string in JSON
+  if (u.disk_type) j["diskType"] = *u.disk_type;
+  if (u.locations) j["locations"] = *u.locations;
   return j;
 }
 
 json SetNodePoolSizeBody(int node_count) { return {{"nodeCount", node_count}}; }
 
 json SetNodePoolAutoscalingBody(const NodePoolAutoscaling& a) {
-  json as = {{"enabled", a.enabled}};
-  if (a.enabled) {
-    as["minNodeCount"] = a.min_node_count;
-    as["maxNodeCount"] = a.max_node_count;
-  }
-  return {{"autoscaling", as}};
+  return {{"autoscaling", AutoscalingJson(a)}};
 }
 
 json SetNodePoolManagementBody(const NodeManagement& m) {
@@ -196,6 +202,8 @@ Result<Cluster> ClusterFromJson(const json& j, const std::string& project) {
   if (c.location.empty()) r.String(j, "zone", &c.location);
   r.String(j, "status", &c.status);
   r.String(j, "selfLink", &c.self_link);
+  if (const json* rc = r.Object(j, "releaseChannel")) r.String(*rc, "channel", &c.release_channel);
+  if (c.release_channel == "UNSPECIFIED") c.release_channel.clear();
   if (!r.ok()) return r.status();
   c.project = project.empty() ? SegmentAfter(c.self_link, "projects") : project;
   if (const json* pools = r.Array(j, "nodePools")) {

@@ -43,8 +43,9 @@ struct PlacementPolicy {
 
 struct NodePoolAutoscaling {
   bool enabled = false;
-  int min_node_count = 0;
+  int min_node_count = 0;   // per zone (minNodeCount), or totalMinNodeCount when only that is set
   int max_node_count = 0;
+  std::string location_policy;  // ANY | BALANCED | "" (not said)
   bool operator==(const NodePoolAutoscaling&) const = default;
 };
 
@@ -88,6 +89,8 @@ struct NodePool {
 // An in-place node pool update (PUT …/nodePools/N, UpdateNodePoolRequest).
 // Each set field replaces the whole live set (labels, taints, resourceLabels
 // and tags go on the wire as wrapper objects); unset fields are left alone.
+// diskSizeGb, diskType and locations migrate the nodes (a rolling update);
+// `locations` belongs in a call of its own (the proto's comment on it).
 struct NodePoolUpdate {
   std::optional<StringMap> labels;
   std::optional<std::vector<NodeTaint>> taints;
@@ -95,8 +98,12 @@ struct NodePoolUpdate {
   std::optional<std::vector<std::string>> tags;
   std::optional<std::string> node_version;  // nodeVersion
   std::optional<std::string> image_type;
+  std::optional<int> disk_size_gb;
+  std::optional<std::string> disk_type;
+  std::optional<std::vector<std::string>> locations;
   bool empty() const {
-    return !labels && !taints && !resource_labels && !tags && !node_version && !image_type;
+    return !labels && !taints && !resource_labels && !tags && !node_version && !image_type &&
+           !disk_size_gb && !disk_type && !locations;
   }
 };
 
@@ -108,6 +115,9 @@ struct Cluster {
   std::string status;
   std::string self_link;
   std::vector<NodePool> node_pools;
+  // releaseChannel.channel: REGULAR, RAPID, STABLE, EXTENDED; "" when the
+  // cluster is in none (a channel refuses management.autoUpgrade false).
+  std::string release_channel;
 };
 
 // A Compute workload policy (resourcePolicies with workloadPolicy), regional.
@@ -119,6 +129,7 @@ struct WorkloadPolicy {
   std::string description;           // carries kComputeMarker when owned
   std::string status;                // READY, CREATING, DELETING …
   std::string self_link;
+  std::string accelerator_topology_mode;  // AUTO_CONNECT | PROVISION_ONLY | "" (the API's default, AUTO_CONNECT)
 };
 
 // A Compute instance template (global). Immutable once created.
@@ -135,8 +146,9 @@ struct InstanceTemplate {
   std::vector<std::string> service_accounts;
   std::vector<std::string> network_tags;
   StringMap metadata;
-  std::string resource_policy;     // workload policy URL, if any
   std::string self_link;
+  std::string on_host_maintenance;          // TERMINATE for TPU VMs (they cannot live-migrate)
+  std::string instance_termination_action;  // DELETE (reservation-bound), STOP (spot), ""
 };
 
 // A zonal managed instance group.

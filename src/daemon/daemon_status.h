@@ -51,6 +51,7 @@ struct FlavorQuotaStatus {
   int64_t declared_chips = 0;  // what git declares
   int64_t ready_chips = 0;     // on Ready, schedulable nodes of those pools
   int64_t nominal_quota = 0;   // what was written (declared, or min(declared, ready))
+  int64_t possible_chips = 0;  // of declared: autoscaled pools', whose nodes come on demand
 };
 
 // A delete or shrink the scale-down gate holds (kube/scale_down.h).

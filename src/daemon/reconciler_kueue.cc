@@ -187,7 +187,8 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
   status_.kueue.flavors.clear();
   for (const auto& f : report->flavors)
     status_.kueue.flavors.push_back(
-        {f.flavor, f.accelerator, f.topology, f.declared_chips, f.ready_chips, f.nominal_quota});
+        {f.flavor, f.accelerator, f.topology, f.declared_chips, f.ready_chips, f.nominal_quota,
+         f.possible_chips});
 }
 
 }  // namespace tpu::daemon

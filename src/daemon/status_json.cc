@@ -33,7 +33,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
     for (const auto& f : s.kueue.flavors)
       flavors.push_back({{"flavor", f.flavor}, {"accelerator", f.accelerator}, {"topology", f.topology},
                          {"declaredChips", f.declared_chips}, {"readyChips", f.ready_chips},
-                         {"nominalQuota", f.nominal_quota}});
+                         {"nominalQuota", f.nominal_quota}, {"possibleChips", f.possible_chips}});
     json waits = json::array();
     for (const auto& w : s.kueue.scale_down_waits)
       waits.push_back({{"target", w.target}, {"pools", w.pools}, {"message", w.message},

@@ -137,7 +137,7 @@ Decision Controller::Plan(const manifest::Target& target, const cloud::LiveState
   for (const auto& c : project->second.clusters)
     if (c.name == target.cluster) cluster = &c;
   if (!cluster) return {};
-  in.cluster = {target.project, cluster->location, cluster->name};
+  in.cluster = {target.project, cluster->location, cluster->name, cluster->release_channel};
   in.live_pools = cluster->node_pools;
   in.live_policies = project->second.workload_policies;
   for (const auto& op : project->second.running_operations)

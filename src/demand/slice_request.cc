@@ -108,8 +108,11 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
                                        {kPoolJobSetLabel, leader.jobset},
                                        {kPoolNamespaceLabel, leader.ns},
                                        {kPoolJobKeyLabel, leader.job_key.substr(0, 63)}};
-  // Training runs for days: no auto-upgrade (as the TPU Provisioner), repairs on.
-  p.management = cloud::NodeManagement{true, false};
+  // Training runs for days: no auto-upgrade (as the TPU Provisioner), repairs
+  // on. A cluster in a release channel refuses auto-upgrade off (400
+  // "Auto_upgrade cannot be false when release_channel … is set."): there
+  // GKE's defaults apply.
+  if (cluster.release_channel.empty()) p.management = cloud::NodeManagement{true, false};
   if (capacity == manifest::CapacityType::kSpot) p.spot = true;
   if (capacity == manifest::CapacityType::kReservation) {
     cloud::ReservationAffinity ra;

@@ -23,6 +23,7 @@ struct ClusterRef {
   std::string project;
   std::string location;  // the GKE cluster's location (region or zone)
   std::string cluster;
+  std::string release_channel;  // "" when the cluster is in none
   std::string Key() const { return project + "/" + cluster; }
 };
 

@@ -66,7 +66,10 @@ std::vector<FlavorQuota> ComputeQuota(const manifest::Target& target,
       fq.declared_chips += declared;
       auto ready = ready_nodes.find(name);
       int ready_count = ready == ready_nodes.end() ? 0 : std::min(ready->second, pool.node_count);
-      if (pool.shape.multi_host) {
+      if (pool.autoscaled()) {
+        fq.possible_chips += declared;
+        fq.ready_chips += declared;
+      } else if (pool.shape.multi_host) {
         // A multi-host slice runs nothing until every host is up.
         fq.ready_chips += ready_count == pool.node_count ? declared : 0;
       } else {

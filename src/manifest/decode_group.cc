@@ -71,6 +71,23 @@ void CheckGroupShape(DocReader& r, const YamlNode* spec, TPUNodeGroup* out) {
                 " VMs must be created at once), got " + (r.Node(spec, "targetSizePolicyMode") ? "INDIVIDUAL" : "none"));
 }
 
+// "Bulk mode in MIGs is only supported with instance templates that specify
+// either a reservation-bound or flex-start provisioning model" (Compute's
+// "Create a MIG that uses the bulk mode"); the tpu-operator's schema offers
+// only reservation-bound of those two.
+void CheckBulkProvisioning(DocReader& r, const YamlNode* spec, const YamlNode* ic, const TPUNodeGroup* out) {
+  if (out->target_size_policy_mode != TargetSizePolicyMode::kBulk) return;
+  if (out->instance_config->provisioning_model == ProvisioningModel::kReservationBound) return;
+  if (r.Bad("spec.instanceConfig.provisioningModel") || r.Bad("spec.targetSizePolicyMode")) return;
+  const std::string model = r.Str(ic, "provisioningModel").value_or("STANDARD");
+  r.Error(r.Node(ic, "provisioningModel") ? ic : spec,
+          r.Node(ic, "provisioningModel") ? "provisioningModel" : "targetSizePolicyMode",
+          "spec.instanceConfig.provisioningModel",
+          "expected RESERVATION_BOUND with targetSizePolicyMode BULK, got " + model +
+              " (Compute's bulk mode creates a slice's VMs at once only from reservation-bound or "
+              "flex-start templates)");
+}
+
 }  // namespace
 
 void DecodeGroup(DocReader& r, TPUNodeGroup* out) {
@@ -81,7 +98,7 @@ void DecodeGroup(DocReader& r, TPUNodeGroup* out) {
   out->node_count = r.Int(spec, "nodeCount").value_or(0);
   out->min_node_count = r.Int(spec, "minNodeCount");
   out->topology = r.Str(spec, "topology").value_or("");
-  out->accelerator_connection_mode = r.Str(spec, "acceleratorConnectionMode").value_or("");
+  out->accelerator_connection_mode = r.Str(spec, "acceleratorConnectionMode").value_or("STATIC");
   if (r.Str(spec, "targetSizePolicyMode").value_or("") == "BULK")
     out->target_size_policy_mode = TargetSizePolicyMode::kBulk;
   out->instance_template_uri = r.Str(spec, "instanceTemplateURI").value_or("");
@@ -109,6 +126,7 @@ void DecodeGroup(DocReader& r, TPUNodeGroup* out) {
             "expected at most nodeCount (" + std::to_string(out->node_count) + "), got " +
                 std::to_string(*out->min_node_count));
   if (ic) CheckGroupShape(r, spec, out);
+  if (ic) CheckBulkProvisioning(r, spec, ic, out);
 }
 
 void DecodeCluster(DocReader& r, ClusterPolicy* out) {

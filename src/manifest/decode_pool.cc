@@ -1,6 +1,7 @@
 // DecodePool: a TPUNodePool document's spec → TPUNodePool, with the catalog's
 // shape and the rules the schema cannot say: topology for the accelerator,
-// node counts of multi-host slices, generated pool names, capacity and
+// node counts and autoscaling of multi-host slices (0 ↔ their VMs),
+// flex-start's sizing and contradictions, generated pool names, capacity and
 // workload-policy combinations, label and taint syntax.
 #include "catalog/catalog.h"
 #include "manifest/decode_util.h"
@@ -91,16 +92,63 @@ void DecodeNodeConfig(DocReader& r, const YamlNode* spec, NodeConfig* out) {
   out->metadata = r.Strings(nc, "metadata");
 }
 
+// A multi-host slice autoscales only as a whole: between 0 and its VMs.
+void SliceAutoscaling(DocReader& r, const YamlNode* as, const catalog::Shape& shape,
+                      const std::string& slice, TPUNodePool* out) {
+  const std::string whole = slice + ", and a multi-host slice autoscales as a whole between 0 and its VM count";
+  if (auto min = r.Int(as, "minNodeCount"); min && *min != 0 && !r.Bad("spec.autoscaling.minNodeCount"))
+    r.Error(as, "minNodeCount", "spec.autoscaling.minNodeCount",
+            "expected 0, got " + std::to_string(*min) + ": " + whole);
+  if (auto max = r.Int(as, "maxNodeCount"); max && *max != shape.vms && !r.Bad("spec.autoscaling.maxNodeCount"))
+    r.Error(as, "maxNodeCount", "spec.autoscaling.maxNodeCount",
+            "expected " + std::to_string(shape.vms) + ", got " + std::to_string(*max) + ": " + whole +
+                " (leave maxNodeCount out, or write " + std::to_string(shape.vms) + ")");
+  out->autoscaling->min_node_count = 0;
+  out->autoscaling->max_node_count = shape.vms;
+}
+
+// Flex-start pools are provisioned by the Dynamic Workload Scheduler when the
+// autoscaler asks: they scale from 0 and have no fixed size (xpk's and
+// Cluster Toolkit's flex-start node pools).
+void FlexStartSize(DocReader& r, const YamlNode* spec, const catalog::Shape& shape, TPUNodePool* out) {
+  const std::string why = "a flex-start pool scales from 0: the Dynamic Workload Scheduler provisions its nodes "
+                          "when the autoscaler asks for them";
+  if (r.Node(spec, "nodeCount") && !r.Bad("spec.nodeCount"))
+    r.Error(spec, "nodeCount", "spec.nodeCount",
+            "not valid with capacity type flexStart (" + why +
+                (shape.multi_host ? "); leave nodeCount out" : "); set autoscaling.maxNodeCount instead"));
+  const YamlNode* as = r.Map(spec, "autoscaling");
+  if (as && !r.Bool(as, "enabled").value_or(true) && !r.Bad("spec.autoscaling.enabled"))
+    r.Error(as, "enabled", "spec.autoscaling.enabled", "expected true with capacity type flexStart (" + why + ")");
+  if (as && r.Int(as, "minNodeCount").value_or(0) != 0 && !r.Bad("spec.autoscaling.minNodeCount"))
+    r.Error(as, "minNodeCount", "spec.autoscaling.minNodeCount",
+            "expected 0 with capacity type flexStart, got " + std::to_string(*r.Int(as, "minNodeCount")) +
+                " (" + why + ")");
+  int max = shape.vms;
+  if (!shape.multi_host) {
+    auto m = as ? r.Int(as, "maxNodeCount") : std::nullopt;
+    if (!m && !r.Bad("spec.autoscaling.maxNodeCount") && !r.Bad("spec.autoscaling"))
+      r.Error(as ? as : spec, as ? "maxNodeCount" : "capacity", "spec.autoscaling.maxNodeCount",
+              "required field is missing (a single-host flex-start pool scales from 0 up to "
+              "autoscaling.maxNodeCount)");
+    max = m.value_or(1);
+  }
+  out->autoscaling = Autoscaling{true, 0, max};
+  out->node_count = max;
+}
+
 void DecodeCounts(DocReader& r, const YamlNode* spec, const std::optional<catalog::Shape>& shape,
                   TPUNodePool* out) {
   auto node_count = r.Int(spec, "nodeCount");
   const YamlNode* as = r.Map(spec, "autoscaling");
+  std::optional<int> max;
   if (as) {
     Autoscaling a;
     a.enabled = r.Bool(as, "enabled").value_or(true);
     a.min_node_count = r.Int(as, "minNodeCount").value_or(0);
-    a.max_node_count = r.Int(as, "maxNodeCount").value_or(0);
-    if (a.min_node_count > a.max_node_count && !r.Bad("spec.autoscaling.maxNodeCount"))
+    max = r.Int(as, "maxNodeCount");
+    a.max_node_count = max.value_or(0);
+    if (max && a.min_node_count > a.max_node_count && !r.Bad("spec.autoscaling.maxNodeCount"))
       r.Error(as, "minNodeCount", "spec.autoscaling.minNodeCount",
               "expected at most maxNodeCount (" + std::to_string(a.max_node_count) + "), got " +
                   std::to_string(a.min_node_count));
@@ -108,6 +156,7 @@ void DecodeCounts(DocReader& r, const YamlNode* spec, const std::optional<catalo
   }
   if (!shape) return;
   out->node_count = shape->vms;
+  if (out->capacity.type == CapacityType::kFlexStart) return FlexStartSize(r, spec, *shape, out);
   const std::string slice = "a " + shape->topology + " slice of " + shape->machine_type.name + " has " +
                             Plural(shape->vms, "VM");
   if (shape->multi_host) {
@@ -115,13 +164,38 @@ void DecodeCounts(DocReader& r, const YamlNode* spec, const std::optional<catalo
       r.Error(spec, "nodeCount", "spec.nodeCount",
               "nodeCount " + std::to_string(*node_count) + " contradicts topology " + shape->topology + ": " +
                   slice + ", and a multi-host pool's size is fixed (leave nodeCount out)");
-    if (as)
-      r.Error(spec, "autoscaling", "spec.autoscaling",
-              "autoscaling is only for single-host pools: " + slice + " (multi-host, created and deleted whole)");
-  } else if (node_count) {
-    out->node_count = *node_count;
-    out->node_count_set = true;
+    out->node_count_set = node_count.has_value();
+    if (out->autoscaled()) SliceAutoscaling(r, as, *shape, slice, out);
+  } else {
+    if (node_count) {
+      out->node_count = *node_count;
+      out->node_count_set = true;
+    }
+    if (out->autoscaled() && !max && !r.Bad("spec.autoscaling"))
+      r.Error(spec, "autoscaling", "spec.autoscaling.maxNodeCount",
+              "required field is missing (a single-host pool autoscales between minNodeCount and maxNodeCount)");
   }
+}
+
+// Contradictions of flex-start with the rest of the spec (spot and
+// reservations cannot be written with it: capacity has one type).
+void CheckFlexStart(DocReader& r, const YamlNode* spec, TPUNodePool* out) {
+  if (out->capacity.type != CapacityType::kFlexStart) return;
+  const YamlNode* m = r.Map(spec, "management");
+  if (m && r.Bool(m, "autoRepair").value_or(false) && !r.Bad("spec.management.autoRepair"))
+    r.Error(m, "autoRepair", "spec.management.autoRepair",
+            "expected false with capacity type flexStart (GKE's flex-start node pools run without "
+            "auto-repair; leave autoRepair out and it is turned off)");
+}
+
+void DecodeManagement(DocReader& r, const YamlNode* spec, TPUNodePool* out) {
+  const YamlNode* m = r.Map(spec, "management");
+  if (!m) return;
+  Management mg;
+  mg.auto_repair = r.Bool(m, "autoRepair");
+  mg.auto_upgrade = r.Bool(m, "autoUpgrade");
+  if (const YamlNode* k = r.doc().FindKey(*m, "autoUpgrade")) mg.auto_upgrade_at = {"", k->line, k->column};
+  out->management = mg;
 }
 
 void CheckWorkloadPolicy(DocReader& r, const YamlNode* spec, const std::optional<catalog::Shape>& shape,
@@ -155,10 +229,8 @@ void DecodePool(DocReader& r, TPUNodePool* out) {
   DecodeCounts(r, spec, shape, out);
   CheckWorkloadPolicy(r, spec, shape, out);
   DecodeNodeConfig(r, spec, &out->node_config);
-  if (const YamlNode* m = r.Map(spec, "management")) {
-    out->management.auto_repair = r.Bool(m, "autoRepair").value_or(true);
-    out->management.auto_upgrade = r.Bool(m, "autoUpgrade").value_or(false);
-  }
+  DecodeManagement(r, spec, out);
+  CheckFlexStart(r, spec, out);
   out->version = r.Str(spec, "version");
 
   // GKE names the pools <name>-<index>; the longest must fit GKE's limit.

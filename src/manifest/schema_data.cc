@@ -104,7 +104,7 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
         "nodeCount": {"type": "integer", "minimum": 1, "maximum": 4096},
         "minNodeCount": {"type": "integer", "minimum": 0, "maximum": 4096},
         "topology": {"type": "string", "pattern": "^[1-9][0-9]*x[1-9][0-9]*(x[1-9][0-9]*)?$", "description": "a topology such as 2x4 or 2x2x2"},
-        "acceleratorConnectionMode": {"type": "string", "minLength": 1},
+        "acceleratorConnectionMode": {"enum": ["STATIC"], "description": "how the slice's chips are connected; STATIC (the default) is the only mode the tpu-operator accepts"},
         "targetSizePolicyMode": {"enum": ["BULK", "INDIVIDUAL"]},
         "instanceConfig": {
           "type": "object",
@@ -176,7 +176,7 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
         "nodeCount": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "nodes of a single-host pool (resizable); a multi-host slice's count comes from its topology"},
         "autoscaling": {
           "type": "object",
-          "required": ["maxNodeCount"],
+          "description": "single-host: between minNodeCount and maxNodeCount nodes; multi-host: the whole slice, between 0 and its VM count (maxNodeCount may be left out)",
           "additionalProperties": false,
           "properties": {
             "enabled": {"type": "boolean"},
@@ -215,6 +215,7 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
         },
         "management": {
           "type": "object",
+          "description": "left out: GKE's defaults (auto-upgrade and auto-repair on); a cluster in a release channel refuses autoUpgrade false; flex-start pools run with auto-repair off",
           "additionalProperties": false,
           "properties": {
             "autoRepair": {"type": "boolean"},

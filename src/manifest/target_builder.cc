@@ -72,6 +72,7 @@ void TargetBuilder::AddFile(const std::string& path, const std::string& name, co
       if (!doc.ok) continue;
       TPUNodePool pool = std::get<TPUNodePool>(doc.value);
       pool.where.file = path;
+      if (pool.management) pool.management->auto_upgrade_at.file = path;
       t_->pools.push_back(std::move(pool));
     } else {
       CheckUnique(&groups_, "TPUNodeGroup", path, doc);

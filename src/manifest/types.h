@@ -60,15 +60,22 @@ struct NodeConfig {
   std::optional<StringMap> metadata;
 };
 
+// spec.autoscaling. Single-host pools: min..max nodes. Multi-host pools: the
+// whole slice, between 0 and its VM count (max is the VM count).
 struct Autoscaling {
   bool enabled = true;
   int min_node_count = 0;
   int max_node_count = 0;
 };
 
+// spec.management. A field left out is not sent: GKE's default applies
+// (auto-upgrade and auto-repair on). A cluster in a release channel refuses
+// autoUpgrade false; that is checked at plan time, when the channel is known,
+// at `auto_upgrade_at`.
 struct Management {
-  bool auto_repair = true;
-  bool auto_upgrade = false;
+  std::optional<bool> auto_repair;
+  std::optional<bool> auto_upgrade;
+  SourceLocation auto_upgrade_at;  // the autoUpgrade key (file stamped with the pool's)
 };
 
 // The tpu-provisioner.io/* annotations.
@@ -87,17 +94,21 @@ struct TPUNodePool {
   int slices = 1;
   std::string location;        // zone, e.g. us-central2-b
   Capacity capacity;
-  int node_count = 0;          // nodes per slice: shape.vms, or spec.nodeCount (single-host)
+  // Nodes per slice: shape.vms, or spec.nodeCount (single-host). For an
+  // autoscaled pool, the most it scales to: its chips are possible capacity.
+  int node_count = 0;
   bool node_count_set = false; // spec.nodeCount was written
-  std::optional<Autoscaling> autoscaling;  // single-host only
+  std::optional<Autoscaling> autoscaling;  // flex-start pools always have one (from 0)
   std::string workload_policy;  // v7x multi-host: the Compute workload policy's name
   NodeConfig node_config;
-  Management management;
+  std::optional<Management> management;  // unset: GKE's defaults
   std::optional<std::string> version;
   Annotations annotations;
 
   // "<name>-<index>"; slices are numbered from 0.
   std::string PoolName(int index) const { return name + "-" + std::to_string(index); }
+  // Its nodes come and go with the autoscaler (a multi-host one as a whole).
+  bool autoscaled() const { return autoscaling && autoscaling->enabled; }
 };
 
 enum class ProvisioningModel { kStandard, kSpot, kReservationBound };
@@ -114,7 +125,10 @@ struct TPUNodeGroup {
   std::optional<int> min_node_count;
   std::string topology;
   std::optional<catalog::Shape> shape;  // when the machine type is known
-  std::string accelerator_connection_mode;  // e.g. STATIC
+  // How the slice's chips are connected. STATIC, the only value the
+  // tpu-operator accepts (and the default here), leaves the workload policy's
+  // acceleratorTopologyMode to the API's default, AUTO_CONNECT.
+  std::string accelerator_connection_mode = "STATIC";
   TargetSizePolicyMode target_size_policy_mode = TargetSizePolicyMode::kIndividual;
   // instanceConfig, or a template the user brings (instanceTemplateURI).
   struct InstanceConfig {

@@ -15,6 +15,11 @@ ComputeDiff DiffWorkloadPolicy(const cloud::WorkloadPolicy& desired, const cloud
   if (desired.accelerator_topology != live.accelerator_topology)
     d.changes.push_back({"workloadPolicy.acceleratorTopology", Quote(live.accelerator_topology),
                          Quote(desired.accelerator_topology), true});
+  // Left out, the mode is the API's default.
+  auto mode = [](const std::string& m) { return m.empty() ? std::string("AUTO_CONNECT") : m; };
+  if (mode(desired.accelerator_topology_mode) != mode(live.accelerator_topology_mode))
+    d.changes.push_back({"workloadPolicy.acceleratorTopologyMode", Quote(mode(live.accelerator_topology_mode)),
+                         Quote(mode(desired.accelerator_topology_mode)), true});
   if (!d.changes.empty()) d.kind = ActionKind::kReplace;
   return d;
 }
@@ -35,6 +40,10 @@ ComputeDiff DiffInstanceGroupManager(const cloud::InstanceGroupManager& desired,
                          Quote(ResourcePath(desired.instance_template)), bulk});
     if (!bulk) d.update_calls.push_back(UpdateCall::kSetInstanceTemplate);
   }
+  // The slice's workload policy is set when its group is created.
+  if (ResourcePath(desired.workload_policy) != ResourcePath(live.workload_policy))
+    d.changes.push_back({"resourcePolicies.workloadPolicy", Quote(ResourcePath(live.workload_policy)),
+                         Quote(ResourcePath(desired.workload_policy)), true});
   if (desired.target_size != live.target_size) {
     // A BULK group is one atomic slice: its size cannot change in place.
     d.changes.push_back({"targetSize", std::to_string(live.target_size),

@@ -36,8 +36,49 @@ std::string TemplateContent(const cloud::InstanceTemplate& t) {
   for (const auto& a : t.service_accounts) add("serviceAccount", a);
   for (const auto& tag : t.network_tags) add("networkTag", tag);
   for (const auto& [k, v] : t.metadata) add("metadata." + k, v);
-  add("resourcePolicy", t.resource_policy);
+  add("onHostMaintenance", t.on_host_maintenance);
+  add("instanceTerminationAction", t.instance_termination_action);
   return s;
+}
+
+// What the tpu-operator does with a termination: reservation-bound VMs are
+// deleted (Compute's bulk-mode page: "On VM termination: Delete"), Spot VMs
+// stopped (its instance template converter).
+std::string TerminationAction(manifest::ProvisioningModel m) {
+  switch (m) {
+    case manifest::ProvisioningModel::kReservationBound: return "DELETE";
+    case manifest::ProvisioningModel::kSpot: return "STOP";
+    case manifest::ProvisioningModel::kStandard: return "";
+  }
+  return "";
+}
+
+// The node pool autoscaling a manifest asks for: a multi-host slice as a
+// whole (0 ↔ its VMs), in whichever zone has them (locationPolicy ANY), as
+// xpk's scale-to-zero and flex-start slices; single-host pools as written.
+std::optional<cloud::NodePoolAutoscaling> PoolAutoscaling(const manifest::TPUNodePool& spec) {
+  if (!spec.autoscaling) return std::nullopt;
+  if (!spec.autoscaling->enabled) return cloud::NodePoolAutoscaling{false, 0, 0, ""};
+  const bool any = spec.shape.multi_host || spec.capacity.type == manifest::CapacityType::kFlexStart;
+  return cloud::NodePoolAutoscaling{true, spec.autoscaling->min_node_count,
+                                    spec.autoscaling->max_node_count, any ? "ANY" : ""};
+}
+
+// initialNodeCount: an autoscaled slice and a flex-start pool start empty
+// (unless a slice's nodeCount is written: then it starts whole).
+int InitialNodeCount(const manifest::TPUNodePool& spec) {
+  if (spec.capacity.type == manifest::CapacityType::kFlexStart) return 0;
+  if (spec.shape.multi_host && spec.autoscaled() && !spec.node_count_set) return 0;
+  return spec.node_count > 0 ? spec.node_count : spec.shape.vms;
+}
+
+// Sent only when the manifest says something (or flex-start needs
+// auto-repair off); a field left out is GKE's default, which is on.
+std::optional<cloud::NodeManagement> PoolManagement(const manifest::TPUNodePool& spec) {
+  const bool flex = spec.capacity.type == manifest::CapacityType::kFlexStart;
+  if (!spec.management && !flex) return std::nullopt;
+  const manifest::Management m = spec.management.value_or(manifest::Management{});
+  return cloud::NodeManagement{flex ? false : m.auto_repair.value_or(true), m.auto_upgrade.value_or(true)};
 }
 
 }  // namespace
@@ -47,6 +88,15 @@ std::string SourceOf(const manifest::SourceLocation& where, const std::string& k
   std::string s = where.file;
   if (where.line > 0) s += ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
   return s + " " + kind + "/" + name;
+}
+
+std::string AcceleratorTopologyMode(const std::string& connection_mode) {
+  // The tpu-operator's workload policy for STATIC (its only mode) carries
+  // acceleratorTopology alone, so the API's default applies: AUTO_CONNECT,
+  // "the interconnected chips are pre-configured at the time of VM creation".
+  // We send the same request.
+  if (connection_mode == "STATIC") return "";
+  return connection_mode;
 }
 
 std::string WorkloadPolicyName(const manifest::TPUNodePool& spec) {
@@ -82,7 +132,14 @@ cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::
   switch (spec.capacity.type) {
     case manifest::CapacityType::kOnDemand: break;
     case manifest::CapacityType::kSpot: p.spot = true; break;
-    case manifest::CapacityType::kFlexStart: p.flex_start = true; break;
+    case manifest::CapacityType::kFlexStart: {
+      // Flex-start goes through the Dynamic Workload Scheduler, never a reservation.
+      p.flex_start = true;
+      cloud::ReservationAffinity ra;
+      ra.consume_reservation_type = "NO_RESERVATION";
+      p.reservation_affinity = std::move(ra);
+      break;
+    }
     case manifest::CapacityType::kReservation: {
       cloud::ReservationAffinity ra;
       ra.consume_reservation_type = "SPECIFIC_RESERVATION";
@@ -106,13 +163,9 @@ cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::
       break;
   }
 
-  p.node_count = spec.node_count > 0 ? spec.node_count : spec.shape.vms;
-  if (spec.autoscaling) {
-    p.autoscaling = cloud::NodePoolAutoscaling{spec.autoscaling->enabled,
-                                               spec.autoscaling->min_node_count,
-                                               spec.autoscaling->max_node_count};
-  }
-  p.management = cloud::NodeManagement{spec.management.auto_repair, spec.management.auto_upgrade};
+  p.node_count = InitialNodeCount(spec);
+  p.autoscaling = PoolAutoscaling(spec);
+  p.management = PoolManagement(spec);
   p.version = spec.version;
   if (!spec.location.empty()) p.locations = {spec.location};
   return p;
@@ -127,8 +180,11 @@ DesiredTarget BuildDesired(const manifest::Target& target) {
       dp.spec = &spec;
       dp.slice = i;
       dp.multi_host = spec.shape.multi_host;
-      dp.chips = PoolChips(dp.pool.machine_type, dp.pool.node_count);
+      dp.autoscaled = spec.autoscaled();
+      // What the slice holds, or may hold once scaled up (possible capacity).
+      dp.chips = PoolChips(dp.pool.machine_type, spec.node_count);
       if (dp.chips == 0) dp.chips = spec.shape.chips;
+      dp.hosts = spec.node_count;
       d.pools.push_back(std::move(dp));
     }
     if (spec.shape.placement == catalog::Placement::kWorkloadPolicy) {
@@ -164,6 +220,7 @@ DesiredTarget BuildDesired(const manifest::Target& target) {
       wp.resource.region = region;
       wp.resource.type = "HIGH_THROUGHPUT";
       wp.resource.accelerator_topology = g.topology;
+      wp.resource.accelerator_topology_mode = AcceleratorTopologyMode(g.accelerator_connection_mode);
       wp.resource.description = description;
       policy_path = "projects/" + target.project + "/regions/" + region + "/resourcePolicies/" +
                     wp.resource.name;
@@ -191,12 +248,15 @@ DesiredTarget BuildDesired(const manifest::Target& target) {
       t.service_accounts = ic.service_accounts;
       t.network_tags = ic.network_tags;
       t.metadata = ic.metadata;
+      // TPU VMs cannot live-migrate: they stop for host maintenance (Google's
+      // bulk-MIG examples, the tpu-operator's templates).
+      t.on_host_maintenance = "TERMINATE";
+      t.instance_termination_action = TerminationAction(ic.provisioning_model);
       if (g.bootstrap_kubernetes) {
         // What the node bootstrap reads to join the control plane.
         t.metadata["kubernetes-version"] = g.bootstrap_kubernetes->version;
         t.metadata["kubernetes-control-plane-ip"] = g.bootstrap_kubernetes->control_plane_ip;
       }
-      t.resource_policy = policy_path;
       // Templates are immutable: the name carries a hash of the content, so any
       // change is a new template (and the MIG moves to it).
       t.name = g.name + "-" + Fnv1aHex(TemplateContent(t)).substr(0, 8);
@@ -218,6 +278,8 @@ DesiredTarget BuildDesired(const manifest::Target& target) {
     m.base_instance_name = g.name;
     m.target_size = g.node_count;
     m.target_size_policy_mode = mig.template_immutable_replace ? "BULK" : "INDIVIDUAL";
+    // The slice's workload policy is the group's (resourcePolicies.workloadPolicy).
+    m.workload_policy = policy_path;
     int per_vm = catalog::ChipsPerVm(machine_type);
     if (per_vm == 0 && g.shape) per_vm = g.shape->machine_type.chips_per_vm;
     mig.chips = per_vm * g.node_count;

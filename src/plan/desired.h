@@ -3,12 +3,16 @@
 // A TPUNodePool becomes one cloud::NodePool per slice, `<name>-<i>`, with the
 // ownership markers, the placement the catalog asks for (COMPACT + tpuTopology;
 // policyName of a workload policy for tpu7x multi-host; none single-host),
-// spot / reservation affinity / flex-start, and only the optional fields the
-// manifest sets. GKE adds the `google.com/tpu` and spot taints itself, so they
-// are never part of the desired taints. A tpu7x multi-host pool also wants its
-// workload policy. A TPUNodeGroup becomes a workload policy (multi-host), an
-// instance template named by a hash of its content (templates are immutable,
-// so a change is a new name), and a MIG.
+// spot / reservation affinity / flex-start (flexStart, NO_RESERVATION,
+// auto-repair off, autoscaled from 0), autoscaling (a multi-host slice as a
+// whole, 0 ↔ its VMs, locationPolicy ANY), and only the optional fields the
+// manifest sets (management included: left out, GKE's defaults apply). GKE
+// adds the `google.com/tpu` and spot taints itself, so they are never part of
+// the desired taints. A tpu7x multi-host pool also wants its workload policy.
+// A TPUNodeGroup becomes a workload policy (multi-host), an instance template
+// named by a hash of its content (templates are immutable, so a change is a
+// new name; TERMINATE on host maintenance), and a MIG that carries the
+// workload policy (resourcePolicies.workloadPolicy).
 #pragma once
 
 #include <string>
@@ -24,7 +28,9 @@ struct DesiredPool {
   const manifest::TPUNodePool* spec = nullptr;  // points into the Target
   int slice = 0;
   bool multi_host = false;
-  int chips = 0;  // per slice (node_count × chips per VM)
+  bool autoscaled = false;  // chips and hosts are what it may scale up to
+  int chips = 0;  // per slice (node count × chips per VM; an autoscaled pool's maximum)
+  int hosts = 0;  // VMs per slice, likewise
 };
 
 // A Compute object and the manifest object that wants it.
@@ -53,6 +59,10 @@ DesiredTarget BuildDesired(const manifest::Target& target);
 // One slice's node pool.
 cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::TPUNodePool& spec,
                                 int slice);
+
+// A TPUNodeGroup's acceleratorConnectionMode as the workload policy's
+// acceleratorTopologyMode ("" leaves the API's default, AUTO_CONNECT).
+std::string AcceleratorTopologyMode(const std::string& connection_mode);
 
 // The name of a tpu7x multi-host pool's workload policy: spec.workloadPolicy,
 // or "<name>-wp" when the manifest leaves it out.

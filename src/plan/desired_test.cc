@@ -64,17 +64,55 @@ TEST(DesiredTest, Capacity) {
   spot.capacity.type = manifest::CapacityType::kSpot;
   auto flex = MakePool("b", "v6e", "2x2");
   flex.capacity.type = manifest::CapacityType::kFlexStart;
+  flex.autoscaling = manifest::Autoscaling{true, 0, 3};  // as the loader sets it
   auto res = MakePool("c", "v6e", "2x2");
   res.capacity = {manifest::CapacityType::kReservation, "r1", "shared"};
   t.pools = {spot, flex, res};
   DesiredTarget d = BuildDesired(t);
   EXPECT_TRUE(d.pools[0].pool.spot);
   EXPECT_FALSE(d.pools[0].pool.taints) << "GKE adds the spot taint itself";
-  EXPECT_TRUE(d.pools[1].pool.flex_start);
+  // Flex-start: the Dynamic Workload Scheduler's body (xpk, Cluster Toolkit).
+  const cloud::NodePool& f = d.pools[1].pool;
+  EXPECT_TRUE(f.flex_start);
+  EXPECT_FALSE(f.spot);
+  ASSERT_TRUE(f.reservation_affinity);
+  EXPECT_EQ(f.reservation_affinity->consume_reservation_type, "NO_RESERVATION");
+  EXPECT_EQ(f.management, (cloud::NodeManagement{false, true})) << "auto-repair off, auto-upgrade GKE's default";
+  EXPECT_EQ(f.autoscaling, (cloud::NodePoolAutoscaling{true, 0, 3, "ANY"}));
+  EXPECT_EQ(f.node_count, 0) << "nodes come from the autoscaler";
+  EXPECT_FALSE(d.pools[0].pool.management) << "left out: GKE's defaults";
   ASSERT_TRUE(d.pools[2].pool.reservation_affinity);
   EXPECT_EQ(d.pools[2].pool.reservation_affinity->consume_reservation_type, "SPECIFIC_RESERVATION");
   EXPECT_EQ(d.pools[2].pool.reservation_affinity->values,
             std::vector<std::string>{"projects/shared/reservations/r1"});
+}
+
+// A multi-host slice with autoscaling is created empty and scales as a whole,
+// 0 ↔ its VMs, in whichever zone has them; its chips are possible capacity.
+TEST(DesiredTest, AutoscaledSliceStartsEmptyAndScalesAsAWhole) {
+  manifest::Target t = MakeTarget();
+  auto p = MakePool("train", "v5p", "4x4x4");
+  p.autoscaling = manifest::Autoscaling{true, 0, 16};
+  t.pools = {p};
+  DesiredTarget d = BuildDesired(t);
+  EXPECT_EQ(d.pools[0].pool.node_count, 0);
+  EXPECT_EQ(d.pools[0].pool.autoscaling, (cloud::NodePoolAutoscaling{true, 0, 16, "ANY"}));
+  EXPECT_TRUE(d.pools[0].autoscaled);
+  EXPECT_EQ(d.pools[0].chips, 64);
+  EXPECT_EQ(d.pools[0].hosts, 16);
+  // nodeCount written: it starts whole.
+  t.pools[0].node_count_set = true;
+  EXPECT_EQ(BuildDesired(t).pools[0].pool.node_count, 16);
+}
+
+TEST(DesiredTest, ManagementIsSentOnlyWhenTheManifestSaysSomething) {
+  manifest::Target t = MakeTarget();
+  auto p = MakePool("a", "v6e", "2x2");
+  t.pools = {p};
+  EXPECT_FALSE(BuildDesired(t).pools[0].pool.management);
+  t.pools[0].management = manifest::Management{false, std::nullopt, {}};
+  EXPECT_EQ(BuildDesired(t).pools[0].pool.management, (cloud::NodeManagement{false, true}))
+      << "autoUpgrade left out is GKE's default, on";
 }
 
 TEST(DesiredTest, TaintsInGkeSpelling) {
@@ -113,8 +151,12 @@ TEST(DesiredTest, NodeGroupPolicyTemplateAndMig) {
   const auto& tmpl = d.templates[0].resource;
   EXPECT_EQ(tmpl.name.rfind("slice-", 0), 0u);
   EXPECT_EQ(tmpl.name.size(), std::string("slice-").size() + 8);
-  EXPECT_EQ(tmpl.resource_policy, "projects/p/regions/us-east5/resourcePolicies/slice-wp");
+  EXPECT_EQ(tmpl.on_host_maintenance, "TERMINATE") << "TPU VMs cannot live-migrate";
+  EXPECT_EQ(d.policies[0].resource.accelerator_topology_mode, "")
+      << "STATIC, as the tpu-operator sends it: the API's default, AUTO_CONNECT";
   const auto& mig = d.groups[0].resource;
+  EXPECT_EQ(mig.workload_policy, "projects/p/regions/us-east5/resourcePolicies/slice-wp")
+      << "the workload policy is the MIG's, not the template's";
   EXPECT_EQ(mig.instance_template, "projects/p/global/instanceTemplates/" + tmpl.name);
   EXPECT_EQ(mig.target_size, 4);
   EXPECT_EQ(mig.target_size_policy_mode, "BULK");

@@ -41,8 +41,9 @@ constexpr std::array<std::pair<ResourceKind, const char*>, 4> kResourceKinds = {
     {ResourceKind::kInstanceGroupManager, "instanceGroupManager"},
 }};
 
-constexpr std::array<std::pair<UpdateCall, const char*>, 6> kUpdateCalls = {{
+constexpr std::array<std::pair<UpdateCall, const char*>, 7> kUpdateCalls = {{
     {UpdateCall::kUpdateNodePool, "updateNodePool"},
+    {UpdateCall::kUpdateLocations, "updateLocations"},
     {UpdateCall::kSetAutoscaling, "setAutoscaling"},
     {UpdateCall::kSetManagement, "setManagement"},
     {UpdateCall::kSetSize, "setSize"},
@@ -85,6 +86,7 @@ Summary Plan::Summarize() const {
       }
       s.chips_created += a.blast.chips_created;
       s.chips_destroyed += a.blast.chips_destroyed;
+      if (a.blast.autoscaled) s.chips_possible += a.blast.chips_created;
     }
   }
   return s;

@@ -44,7 +44,9 @@ enum class ResourceKind {
 
 // The API calls an in-place update needs, in the order apply should issue them.
 enum class UpdateCall {
-  kUpdateNodePool,    // PUT nodePools/N: labels, taints, resourceLabels, tags (whole sets), version
+  kUpdateNodePool,    // PUT nodePools/N: labels, taints, resourceLabels, tags (whole sets), version,
+                      // imageType, diskSizeGb, diskType (the last three migrate the nodes)
+  kUpdateLocations,   // PUT nodePools/N with `locations` alone (the proto: not with other fields)
   kSetAutoscaling,    // POST nodePools/N:setAutoscaling
   kSetManagement,     // POST nodePools/N:setManagement
   kSetSize,           // POST nodePools/N:setSize (autoscaling off)
@@ -83,6 +85,9 @@ struct BlastRadius {
   int hosts_created = 0;
   int hosts_destroyed = 0;
   bool multi_host = false;
+  // The created side autoscales (a slice 0 ↔ its VMs): its chips and hosts
+  // are possible capacity, there once workloads make the autoscaler ask.
+  bool autoscaled = false;
   bool operator==(const BlastRadius&) const = default;
 };
 
@@ -177,6 +182,7 @@ struct Summary {
   int noop = 0;
   int chips_created = 0;
   int chips_destroyed = 0;
+  int chips_possible = 0;  // of chips_created: autoscaled pools' (possible capacity)
   bool operator==(const Summary&) const = default;
 };
 

@@ -42,7 +42,8 @@ json ActionToJson(const Action& a) {
                       {"chipsDestroyed", a.blast.chips_destroyed},
                       {"hostsCreated", a.blast.hosts_created},
                       {"hostsDestroyed", a.blast.hosts_destroyed},
-                      {"multiHost", a.blast.multi_host}};
+                      {"multiHost", a.blast.multi_host},
+                      {"autoscaled", a.blast.autoscaled}};
   j["dependsOn"] = a.depends_on;
   if (!a.superseded_by.empty()) j["supersededBy"] = a.superseded_by;
   if (!a.created_shape.empty()) j["createdShape"] = ShapeToJson(a.created_shape);
@@ -87,7 +88,7 @@ Action ActionFromJson(const json& j) {
   if (j.contains("blastRadius")) {
     const json& b = j.at("blastRadius");
     a.blast = {b.value("chipsCreated", 0), b.value("chipsDestroyed", 0), b.value("hostsCreated", 0),
-               b.value("hostsDestroyed", 0), b.value("multiHost", false)};
+               b.value("hostsDestroyed", 0), b.value("multiHost", false), b.value("autoscaled", false)};
   }
   a.depends_on = j.value("dependsOn", std::vector<std::string>{});
   a.superseded_by = j.value("supersededBy", "");
@@ -107,7 +108,8 @@ const char* StrategyName(manifest::ReplaceStrategy s) {
 
 json SummaryToJson(const Summary& s) {
   return {{"create", s.create}, {"update", s.update}, {"replace", s.replace}, {"delete", s.remove},
-          {"noop", s.noop}, {"chipsCreated", s.chips_created}, {"chipsDestroyed", s.chips_destroyed}};
+          {"noop", s.noop}, {"chipsCreated", s.chips_created}, {"chipsDestroyed", s.chips_destroyed},
+          {"chipsPossible", s.chips_possible}};
 }
 
 }  // namespace

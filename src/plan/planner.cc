@@ -95,6 +95,8 @@ class TargetPlanner {
     }
     ResolveCluster(t.policy.location, !t.pools.empty());
     if (!tp_.errors.empty()) return Blocked();
+    CheckReleaseChannel(t);
+    if (!tp_.errors.empty()) return Blocked();
     desired_ = BuildDesired(t);
     CountOwned();
     ListWorkloadPools();
@@ -258,7 +260,6 @@ class TargetPlanner {
                                ? "declared, not found; templates are immutable, so a changed "
                                  "instanceConfig is a new template"
                                : "in sync");
-      if (!want.resource_policy.empty()) a.depends_on.push_back(PolicyDep(want.resource_policy));
       a.instance_template = want;
       Add(std::move(a));
     }
@@ -295,6 +296,22 @@ class TargetPlanner {
   // replace (and is not broken) is kept, the others are deleted as
   // superseded; when none fits, the first healthy one is replaced and the
   // others deleted.
+  // A release channel keeps node auto-upgrade on: a manifest that turns it
+  // off is refused here, at its line, rather than by GKE at apply time
+  // (400 "Auto_upgrade cannot be false when release_channel REGULAR is set.").
+  void CheckReleaseChannel(const manifest::Target& t) {
+    if (!cluster_ || cluster_->release_channel.empty()) return;
+    for (const auto& spec : t.pools) {
+      if (!spec.management || spec.management->auto_upgrade.value_or(true)) continue;
+      manifest::Error e{spec.management->auto_upgrade_at, "spec.management.autoUpgrade",
+                        "false is refused by cluster " + tp_.cluster + ": it is in release channel " +
+                            cluster_->release_channel +
+                            ", where node auto-upgrade cannot be disabled (leave autoUpgrade out, or "
+                            "set it to true)"};
+      tp_.errors.push_back(e.ToString());
+    }
+  }
+
   void PlanPools() {
     for (const auto& dp : desired_.pools) {
       const manifest::TPUNodePool& spec = *dp.spec;
@@ -311,7 +328,7 @@ class TargetPlanner {
         Action a = NewAction(ActionKind::kCreate, PoolRef(slot), source,
                              "slice " + std::to_string(dp.slice) + " declared, not found");
         a.node_pool = dp.pool;
-        a.blast = {dp.chips, 0, dp.pool.node_count, 0, dp.multi_host};
+        a.blast = {dp.chips, 0, dp.hosts, 0, dp.multi_host, dp.autoscaled};
         a.depends_on = deps;
         Add(std::move(a));
         continue;
@@ -362,7 +379,7 @@ class TargetPlanner {
     a.node_pool = lp;
     bool multi = lp.placement_policy && (!lp.placement_policy->type.empty() ||
                                          !lp.placement_policy->policy_name.empty());
-    a.blast = {0, PoolChips(lp.machine_type, lp.node_count), 0, lp.node_count, multi};
+    a.blast = {0, PoolChips(lp.machine_type, lp.node_count), 0, lp.node_count, multi, false};
     // Only a kept pool truly supersedes: a slot whose pools are all being
     // replaced loses this capacity like any delete.
     if (!keeper_replaced) a.superseded_by = keeper;
@@ -372,7 +389,7 @@ class TargetPlanner {
   void PlanSlotPool(const DesiredPool& dp, const cloud::NodePool& lp, Ownership own, bool broken,
                     PoolDiff d, const std::string& source, const std::vector<std::string>& deps) {
     std::string reason = d.kind == ActionKind::kNoop ? "in sync"
-                         : d.kind == ActionKind::kReplace ? "immutable fields changed"
+                         : d.kind == ActionKind::kReplace ? d.replace_reason
                                                           : "updatable fields changed";
     if (own != Ownership::kOwned) reason = "adopt: " + reason + (own == Ownership::kForeign
                                                 ? " (marked for another target)" : " (unmanaged pool)");
@@ -399,7 +416,7 @@ class TargetPlanner {
         a.reason += "; the replacement takes the slot's name " + slot;
       }
       a.node_pool = AsPoolNamed(dp.pool, name);
-      a.blast = {dp.chips, live_chips, dp.pool.node_count, lp.node_count, dp.multi_host};
+      a.blast = {dp.chips, live_chips, dp.hosts, lp.node_count, dp.multi_host, dp.autoscaled};
       a.depends_on = deps;
     } else if (d.kind == ActionKind::kResize || d.kind == ActionKind::kUpdate) {
       int delta = a.node_pool->node_count - lp.node_count;
@@ -407,8 +424,8 @@ class TargetPlanner {
                    a.update_calls.end();
       if (sized) {
         int per_vm = catalog::ChipsPerVm(lp.machine_type);
-        if (delta > 0) a.blast = {delta * per_vm, 0, delta, 0, false};
-        else a.blast = {0, -delta * per_vm, 0, -delta, false};
+        if (delta > 0) a.blast = {delta * per_vm, 0, delta, 0, false, false};
+        else a.blast = {0, -delta * per_vm, 0, -delta, false, false};
       }
     }
     Add(std::move(a));
@@ -422,14 +439,12 @@ class TargetPlanner {
       std::vector<std::string> deps;
       std::string tmpl = LastSegment(want.instance_template);
       if (wanted_templates_.count(tmpl)) deps.push_back(TemplateRef(tmpl).Id());
-      for (const auto& dt : desired_.templates)
-        if (dt.resource.name == tmpl && !dt.resource.resource_policy.empty())
-          deps.push_back(PolicyDep(dt.resource.resource_policy));
+      if (!want.workload_policy.empty()) deps.push_back(PolicyDep(want.workload_policy));
       auto it = lc_.groups.find(id);
       if (it == lc_.groups.end()) {
         Action a = NewAction(ActionKind::kCreate, GroupRef(want), dg.source, "declared, not found");
         a.instance_group_manager = want;
-        a.blast = {dg.chips, 0, dg.hosts, 0, dg.multi_host};
+        a.blast = {dg.chips, 0, dg.hosts, 0, dg.multi_host, false};
         a.depends_on = deps;
         Add(std::move(a));
         continue;
@@ -451,12 +466,12 @@ class TargetPlanner {
       a.instance_group_manager = want;
       int live_chips = GroupChips(live, lc_);
       if (d.kind == ActionKind::kReplace) {
-        a.blast = {dg.chips, live_chips, dg.hosts, live.target_size, dg.multi_host};
+        a.blast = {dg.chips, live_chips, dg.hosts, live.target_size, dg.multi_host, false};
       } else if (d.kind != ActionKind::kNoop && want.target_size != live.target_size) {
         int per_vm = dg.hosts ? dg.chips / dg.hosts : 0;
         int delta = want.target_size - live.target_size;
-        if (delta > 0) a.blast = {delta * per_vm, 0, delta, 0, false};
-        else a.blast = {0, -delta * per_vm, 0, -delta, false};
+        if (delta > 0) a.blast = {delta * per_vm, 0, delta, 0, false, false};
+        else a.blast = {0, -delta * per_vm, 0, -delta, false, false};
       }
       if (d.kind != ActionKind::kNoop) a.depends_on = deps;
       Add(std::move(a));
@@ -498,7 +513,7 @@ class TargetPlanner {
       a.node_pool = *p;
       bool multi = p->placement_policy && (!p->placement_policy->type.empty() ||
                                            !p->placement_policy->policy_name.empty());
-      a.blast = {0, PoolChips(p->machine_type, p->node_count), 0, p->node_count, multi};
+      a.blast = {0, PoolChips(p->machine_type, p->node_count), 0, p->node_count, multi, false};
       Add(std::move(a));
     }
     for (const auto& [id, g] : lc_.groups) {
@@ -506,7 +521,7 @@ class TargetPlanner {
       if (!UndeclaredDeleteAllowed("managed instance group " + g->name)) continue;
       Action a = NewAction(ActionKind::kDelete, GroupRef(*g), "", why);
       a.instance_group_manager = *g;
-      a.blast = {0, GroupChips(*g, lc_), 0, g->target_size, g->target_size > 1};
+      a.blast = {0, GroupChips(*g, lc_), 0, g->target_size, g->target_size > 1, false};
       Add(std::move(a));
     }
     for (const auto& [name, t] : lc_.templates) {

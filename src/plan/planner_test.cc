@@ -49,7 +49,7 @@ TEST(PlannerTest, CreatesEverySliceInAnEmptyCluster) {
   EXPECT_EQ(tp.status, TargetStatus::kPlanned);
   EXPECT_EQ(tp.location, "us-central2");
   EXPECT_EQ(Steps(tp), (std::vector<std::string>{"create train-0", "create train-1"}));
-  EXPECT_EQ(tp.actions[0].blast, (BlastRadius{16, 0, 4, 0, true}));
+  EXPECT_EQ(tp.actions[0].blast, (BlastRadius{16, 0, 4, 0, true, false}));
   EXPECT_EQ(tp.actions[0].resource.Id(), "nodePool:p/us-central2/c/train-0");
   EXPECT_EQ(tp.actions[0].source, "deploy/p/c/pools.yaml:1:1 TPUNodePool/train");
   ASSERT_TRUE(tp.actions[0].node_pool);
@@ -88,7 +88,7 @@ TEST(PlannerTest, ExistingUnmanagedPolicyIsUsedAsItIs) {
   t.pools.push_back(MakePool("big", "v7x", "4x4x4"));
   cloud::LiveState live;
   live.projects["p"].clusters.push_back(MakeCluster());
-  live.projects["p"].workload_policies.push_back({"big-wp", "us-central2", "HIGH_THROUGHPUT", "4x4x4", "", "READY", ""});
+  live.projects["p"].workload_policies.push_back({"big-wp", "us-central2", "HIGH_THROUGHPUT", "4x4x4", "", "READY", "", ""});
   Plan plan = ComputePlan(RepoOf({t}), live, {});
   const TargetPlan& tp = plan.targets[0];
   EXPECT_EQ(Steps(tp), (std::vector<std::string>{"create big-0"}));
@@ -153,7 +153,7 @@ TEST(PlannerTest, SlicesAreRemovedFromTheHighestIndexDown) {
   const TargetPlan& tp = plan.targets[0];
   EXPECT_EQ(Steps(tp), (std::vector<std::string>{"delete train-11", "delete train-10", "delete train-9"}));
   EXPECT_EQ(tp.actions[0].reason, "no longer declared");
-  EXPECT_EQ(tp.actions[0].blast, (BlastRadius{0, 16, 0, 4, true}));
+  EXPECT_EQ(tp.actions[0].blast, (BlastRadius{0, 16, 0, 4, true, false}));
   EXPECT_EQ(tp.owned_chips, 12 * 16);
   EXPECT_EQ(tp.delete_chips, 3 * 16);
   EXPECT_EQ(tp.status, TargetStatus::kPlanned);
@@ -229,6 +229,43 @@ TEST(PlannerTest, MassDeleteAtTheLimitIsAllowed) {
   EXPECT_EQ(ComputePlan(RepoOf({t}), live, {}).targets[0].status, TargetStatus::kPlanned);
 }
 
+// A release channel keeps auto-upgrade on: the manifest that turns it off is
+// refused at plan time, at its line and naming the channel, never at apply.
+TEST(PlannerTest, AReleaseChannelRefusesAutoUpgradeFalseAtItsLine) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("train", "v5p", "2x2x4"));
+  t.pools[0].management = manifest::Management{std::nullopt, false, {"deploy/p/c/pools.yaml", 12, 5}};
+  cloud::LiveState live;
+  live.projects["p"].clusters.push_back(MakeCluster());
+  ClusterOf(live).release_channel = "REGULAR";
+  Plan plan = ComputePlan(RepoOf({t}), live, {});
+  const TargetPlan& tp = plan.targets[0];
+  EXPECT_EQ(tp.status, TargetStatus::kBlocked);
+  EXPECT_TRUE(tp.actions.empty());
+  ASSERT_EQ(tp.errors.size(), 1u);
+  EXPECT_EQ(tp.errors[0],
+            "deploy/p/c/pools.yaml:12:5: spec.management.autoUpgrade: false is refused by cluster c: it is in "
+            "release channel REGULAR, where node auto-upgrade cannot be disabled (leave autoUpgrade out, or "
+            "set it to true)");
+  // Without a channel, GKE takes it.
+  ClusterOf(live).release_channel = "";
+  EXPECT_EQ(ComputePlan(RepoOf({t}), live, {}).targets[0].status, TargetStatus::kPlanned);
+}
+
+// An autoscaled slice's chips are possible capacity, and the plan says so.
+TEST(PlannerTest, AnAutoscaledSliceCountsAsPossibleCapacity) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("train", "v5p", "2x2x4"));
+  t.pools[0].autoscaling = manifest::Autoscaling{true, 0, 4};
+  cloud::LiveState live;
+  live.projects["p"].clusters.push_back(MakeCluster());
+  Plan plan = ComputePlan(RepoOf({t}), live, {});
+  const Action& a = plan.targets[0].actions[0];
+  EXPECT_EQ(a.blast, (BlastRadius{16, 0, 4, 0, true, true}));
+  EXPECT_EQ(a.node_pool->node_count, 0) << "created empty; the autoscaler brings the slice up whole";
+  EXPECT_EQ(plan.Summarize().chips_possible, 16);
+}
+
 TEST(PlannerTest, PreventDestroyRefusesAReplace) {
   manifest::Target t = MakeTarget();
   t.pools.push_back(MakePool("train", "v5p", "2x2x4"));
@@ -241,7 +278,9 @@ TEST(PlannerTest, PreventDestroyRefusesAReplace) {
   ASSERT_EQ(tp.errors.size(), 1u);
   EXPECT_EQ(tp.errors[0],
             "nodePool train-0 is marked tpu-provisioner.io/prevent-destroy: \"true\" and this plan would replace "
-            "it (immutable fields changed); remove the annotation first to allow it");
+            "it (replaced because placementPolicy.tpuTopology cannot change in place (a TPU slice's shape is "
+            "fixed when its pool is created); the new pool must obtain its TPU capacity again); remove the "
+            "annotation first to allow it");
 }
 
 TEST(PlannerTest, PreventDestroyLabelOnLivePoolRefusesADelete) {
@@ -419,11 +458,11 @@ TEST(PlannerTest, NodeGroupCreateOrderAndDependencies) {
   EXPECT_EQ(tp.actions[0].resource.kind, ResourceKind::kWorkloadPolicy);
   EXPECT_EQ(tp.actions[1].resource.kind, ResourceKind::kInstanceTemplate);
   EXPECT_EQ(tp.actions[2].resource.kind, ResourceKind::kInstanceGroupManager);
-  EXPECT_EQ(tp.actions[1].depends_on, std::vector<std::string>{"workloadPolicy:p/us-east5/slice-wp"});
+  EXPECT_TRUE(tp.actions[1].depends_on.empty()) << "the template does not name the workload policy";
   EXPECT_EQ(tp.actions[2].depends_on,
             (std::vector<std::string>{"instanceTemplate:p/" + tp.actions[1].resource.name,
                                       "workloadPolicy:p/us-east5/slice-wp"}));
-  EXPECT_EQ(tp.actions[2].blast, (BlastRadius{16, 0, 4, 0, true}));
+  EXPECT_EQ(tp.actions[2].blast, (BlastRadius{16, 0, 4, 0, true, false}));
 }
 
 TEST(PlannerTest, NodeGroupInSyncAndDeletedInReverse) {
@@ -464,7 +503,7 @@ TEST(PlannerTest, BulkTemplateChangeIsNewTemplateAndMigReplace) {
   const Action& mig = *Find(tp, "slice");
   EXPECT_EQ(mig.changes.at(0).path, "instanceTemplate");
   EXPECT_TRUE(mig.changes.at(0).forces_replace);
-  EXPECT_EQ(mig.blast, (BlastRadius{16, 16, 4, 4, true}));
+  EXPECT_EQ(mig.blast, (BlastRadius{16, 16, 4, 4, true, false}));
   EXPECT_EQ(Find(tp, old_template)->depends_on, std::vector<std::string>{"instanceGroupManager:p/us-east5-a/slice"});
 }
 
@@ -479,7 +518,7 @@ TEST(PlannerTest, IndividualTemplateChangeIsInPlace) {
   EXPECT_EQ(mig.kind, ActionKind::kUpdate);
   EXPECT_EQ(mig.update_calls,
             (std::vector<UpdateCall>{UpdateCall::kSetInstanceTemplate, UpdateCall::kResizeGroup}));
-  EXPECT_EQ(mig.blast, (BlastRadius{8, 0, 2, 0, false}));
+  EXPECT_EQ(mig.blast, (BlastRadius{8, 0, 2, 0, false, false}));
 }
 
 TEST(PlannerTest, UnmanagedMigIsAConflict) {

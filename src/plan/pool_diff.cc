@@ -55,15 +55,18 @@ class Differ {
   void Config() {
     if (d_.machine_type != l_.machine_type)
       Change("config.machineType", Quote(l_.machine_type), Quote(d_.machine_type), true);
+    // UpdateNodePoolRequest migrates the nodes to a new disk size or type.
     if (d_.disk_size_gb) {
       int live = l_.disk_size_gb.value_or(kDefaultDiskSizeGb);
       if (live != *d_.disk_size_gb)
-        Change("config.diskSizeGb", std::to_string(live), std::to_string(*d_.disk_size_gb), true);
+        Change("config.diskSizeGb", std::to_string(live), std::to_string(*d_.disk_size_gb), false,
+               UpdateCall::kUpdateNodePool);
     }
     if (d_.disk_type) {
       std::string live = l_.disk_type.value_or(kDefaultDiskType);
       if (live.empty()) live = kDefaultDiskType;
-      if (live != *d_.disk_type) Change("config.diskType", Quote(live), Quote(*d_.disk_type), true);
+      if (live != *d_.disk_type)
+        Change("config.diskType", Quote(live), Quote(*d_.disk_type), false, UpdateCall::kUpdateNodePool);
     }
     if (d_.image_type && l_.image_type && !EqualsIgnoreCase(*d_.image_type, *l_.image_type))
       Change("config.imageType", Quote(*l_.image_type), Quote(*d_.image_type), false,
@@ -120,10 +123,12 @@ class Differ {
     if (d_.flex_start != l_.flex_start)
       Change("config.flexStart", BoolText(l_.flex_start), BoolText(d_.flex_start), true);
     Reservation();
-    // A live pool that does not report its zones is not diffed on them.
+    // A live pool that does not report its zones is not diffed on them. The
+    // zones change in place, in a call of their own.
     if (!d_.locations.empty() && !l_.locations.empty() &&
         SortedSet(d_.locations) != SortedSet(l_.locations))
-      Change("locations", ListText(SortedSet(l_.locations)), ListText(SortedSet(d_.locations)), true);
+      Change("locations", ListText(SortedSet(l_.locations)), ListText(SortedSet(d_.locations)), false,
+             UpdateCall::kUpdateLocations);
   }
 
   std::string ReservationText(const std::optional<cloud::ReservationAffinity>& ra) {
@@ -172,7 +177,9 @@ class Differ {
   void Size() {
     bool autoscaled = d_.autoscaling && d_.autoscaling->enabled;
     if (o_.multi_host) {
-      if (d_.node_count != l_.node_count)
+      // An autoscaled slice is anywhere between 0 and its VMs; a fixed one is
+      // exactly its VMs, and setSize cannot change a multi-host pool.
+      if (!autoscaled && d_.node_count != l_.node_count)
         Change("nodeCount", std::to_string(l_.node_count), std::to_string(d_.node_count), true);
     } else if (!autoscaled && d_.node_count != l_.node_count) {
       Change("nodeCount", std::to_string(l_.node_count), std::to_string(d_.node_count), false,
@@ -183,17 +190,22 @@ class Differ {
     cloud::NodePoolAutoscaling have = l_.autoscaling.value_or(cloud::NodePoolAutoscaling{});
     if (!want.enabled) want = {};
     if (!have.enabled) have = {};
+    // A location policy the manifest leaves to GKE is not compared.
+    if (want.location_policy.empty()) have.location_policy.clear();
     if (want != have)
       Change("autoscaling", AutoscalingText(have), AutoscalingText(want), false, UpdateCall::kSetAutoscaling);
 
-    cloud::NodeManagement wm = d_.management.value_or(cloud::NodeManagement{});
-    cloud::NodeManagement hm = l_.management.value_or(cloud::NodeManagement{});
-    if (wm.auto_repair != hm.auto_repair)
-      Change("management.autoRepair", BoolText(hm.auto_repair), BoolText(wm.auto_repair), false,
-             UpdateCall::kSetManagement);
-    if (wm.auto_upgrade != hm.auto_upgrade)
-      Change("management.autoUpgrade", BoolText(hm.auto_upgrade), BoolText(wm.auto_upgrade), false,
-             UpdateCall::kSetManagement);
+    // Management the manifest leaves out is GKE's to choose.
+    if (d_.management) {
+      const cloud::NodeManagement& wm = *d_.management;
+      cloud::NodeManagement hm = l_.management.value_or(cloud::NodeManagement{true, true});
+      if (wm.auto_repair != hm.auto_repair)
+        Change("management.autoRepair", BoolText(hm.auto_repair), BoolText(wm.auto_repair), false,
+               UpdateCall::kSetManagement);
+      if (wm.auto_upgrade != hm.auto_upgrade)
+        Change("management.autoUpgrade", BoolText(hm.auto_upgrade), BoolText(wm.auto_upgrade), false,
+               UpdateCall::kSetManagement);
+    }
 
     if (d_.version && l_.version && !VersionMatches(*d_.version, *l_.version))
       Change("version", Quote(*l_.version), Quote(*d_.version), false, UpdateCall::kUpdateNodePool);
@@ -202,7 +214,8 @@ class Differ {
   static std::string AutoscalingText(const cloud::NodePoolAutoscaling& a) {
     if (!a.enabled) return "{enabled = false}";
     return "{enabled = true, min = " + std::to_string(a.min_node_count) +
-           ", max = " + std::to_string(a.max_node_count) + "}";
+           ", max = " + std::to_string(a.max_node_count) +
+           (a.location_policy.empty() ? "" : ", locationPolicy = " + a.location_policy) + "}";
   }
 
   void Classify() {
@@ -210,13 +223,16 @@ class Differ {
                                [](const FieldChange& c) { return c.forces_replace; });
     if (replace) {
       result_.kind = ActionKind::kReplace;
+      result_.replace_reason = ReplaceReason(result_.changes);
       return;
     }
     if (result_.changes.empty()) return;
-    // Issue calls in a fixed order: whole-set updates, then autoscaling,
-    // management, and the size last (so a size follows autoscaling being turned off).
-    std::vector<UpdateCall> order = {UpdateCall::kUpdateNodePool, UpdateCall::kSetAutoscaling,
-                                     UpdateCall::kSetManagement, UpdateCall::kSetSize};
+    // Issue calls in a fixed order: whole-set updates, the zones alone, then
+    // autoscaling, management, and the size last (so a size follows
+    // autoscaling being turned off).
+    std::vector<UpdateCall> order = {UpdateCall::kUpdateNodePool, UpdateCall::kUpdateLocations,
+                                     UpdateCall::kSetAutoscaling, UpdateCall::kSetManagement,
+                                     UpdateCall::kSetSize};
     for (UpdateCall c : order)
       if (std::find(calls_.begin(), calls_.end(), c) != calls_.end()) result_.update_calls.push_back(c);
     result_.kind = result_.update_calls == std::vector<UpdateCall>{UpdateCall::kSetSize}
@@ -231,6 +247,31 @@ class Differ {
     };
     if (!changed("version")) result_.body.version.reset();
     if (!changed("config.imageType")) result_.body.image_type.reset();
+    // Likewise a disk size or type: each migrates every node.
+    if (!changed("config.diskSizeGb")) result_.body.disk_size_gb.reset();
+    if (!changed("config.diskType")) result_.body.disk_type.reset();
+  }
+
+  // Why a replace: the fields that force it and why GKE cannot change them
+  // in place. A replace gives the TPU capacity up and asks for it again.
+  static std::string ReplaceReason(const std::vector<FieldChange>& changes) {
+    std::string fields, why;
+    auto add_why = [&why](const char* w) {
+      if (why.find(w) == std::string::npos) why += (why.empty() ? "" : "; ") + std::string(w);
+    };
+    for (const auto& c : changes) {
+      if (!c.forces_replace) continue;
+      fields += (fields.empty() ? "" : ", ") + c.path;
+      const std::string& p = c.path;
+      if (p == "config.machineType" || p.rfind("placementPolicy", 0) == 0 || p == "nodeCount")
+        add_why("a TPU slice's shape is fixed when its pool is created");
+      else if (p == "config.spot" || p == "config.flexStart" || p == "config.reservationAffinity")
+        add_why("the capacity type is fixed when a pool is created");
+      else
+        add_why("UpdateNodePoolRequest cannot change it");
+    }
+    return "replaced because " + fields + " cannot change in place (" + why +
+           "); the new pool must obtain its TPU capacity again";
   }
 
   const cloud::NodePool& d_;

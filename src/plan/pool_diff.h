@@ -1,11 +1,12 @@
 // The diff of one node pool: desired (desired.h) against the live pool of the
 // same name, field by field, after normalising GKE's defaults and spellings
 // (normalize.h). Only fields the manifest sets are compared. Each change is
-// classified: labels, taints, resourceLabels, tags, imageType, version,
-// management and autoscaling are updated in place; a single-host node count is
-// a resize; everything else (machine type, disk, service account, scopes,
-// metadata, spot, reservation, flex-start, placement, locations, a multi-host
-// node count) forces a replace.
+// classified: labels, taints, resourceLabels, tags, imageType, version, disk
+// size and type (UpdateNodePoolRequest migrates the nodes), management and
+// autoscaling are updated in place, the zones too in a call of their own; a
+// single-host node count is a resize; everything else (machine type, service
+// account, scopes, metadata, spot, reservation, flex-start, placement, a fixed
+// multi-host slice's node count) forces a replace, and the diff says why.
 #pragma once
 
 #include <string>
@@ -30,8 +31,9 @@ struct PoolDiff {
   std::vector<UpdateCall> update_calls;
   // What apply sends: the desired pool, with the live labels, taints and
   // resource labels it must keep merged in (updates replace whole sets). For
-  // update/resize, version and imageType are set only when they changed.
+  // update/resize, version, imageType and the disk are set only when they changed.
   cloud::NodePool body;
+  std::string replace_reason;  // kReplace only: which fields force it and why
 };
 
 PoolDiff DiffNodePool(const cloud::NodePool& desired, const cloud::NodePool& live,

@@ -104,13 +104,21 @@ const std::vector<Case>& Cases() {
       {"autoscaled_size_not_compared", Base::kSingleHost,
        [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
        [](auto& l) {
-         l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4};
+         l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4, ""};
          l.node_count = 3;
        },
        K::kNoop, {}},
       {"autoscaling_disabled_reported_empty", Base::kSingleHost, Nothing, [](auto& l) { l.autoscaling.reset(); },
        K::kNoop, {}},
       {"locations_unreported", Base::kSingleHost, Nothing, [](auto& l) { l.locations.clear(); }, K::kNoop, {}},
+      {"management_left_out_not_compared", Base::kSingleHost, Nothing,
+       [](auto& l) { l.management = cloud::NodeManagement{false, false}; }, K::kNoop, {}},
+      {"location_policy_left_to_gke", Base::kSingleHost,
+       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
+       [](auto& l) { l.autoscaling->location_policy = "BALANCED"; }, K::kNoop, {}},
+      {"autoscaled_slice_size_not_compared", Base::kMultiHost,
+       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 0, 4}; },
+       [](auto& l) { l.node_count = 0; }, K::kNoop, {}},
 
       // --- in place ---
       {"label_changed", Base::kSingleHost, [](auto& s) { s.node_config.labels = cloud::StringMap{{"team", "b"}}; },
@@ -143,14 +151,38 @@ const std::vector<Case>& Cases() {
        Same, K::kUpdate, {"config.imageType"}, {U::kUpdateNodePool}},
       {"version_changed", Base::kSingleHost, [](auto& s) { s.version = "1.31"; }, Same, K::kUpdate, {"version"},
        {U::kUpdateNodePool}},
-      {"auto_repair_changed", Base::kSingleHost, [](auto& s) { s.management.auto_repair = false; }, Same,
-       K::kUpdate, {"management.autoRepair"}, {U::kSetManagement}},
-      {"auto_upgrade_changed", Base::kMultiHost, [](auto& s) { s.management.auto_upgrade = true; }, Same,
-       K::kUpdate, {"management.autoUpgrade"}, {U::kSetManagement}},
+      {"auto_repair_changed", Base::kSingleHost,
+       [](auto& s) { s.management = manifest::Management{false, std::nullopt, {}}; }, Same, K::kUpdate,
+       {"management.autoRepair"}, {U::kSetManagement}},
+      {"auto_upgrade_changed", Base::kMultiHost,
+       [](auto& s) { s.management = manifest::Management{std::nullopt, false, {}}; }, Same, K::kUpdate,
+       {"management.autoUpgrade"}, {U::kSetManagement}},
+      // UpdateNodePoolRequest migrates the nodes to a new disk: no replace.
+      {"disk_size", Base::kSingleHost, [](auto& s) { s.node_config.disk_size_gb = 200; }, Same, K::kUpdate,
+       {"config.diskSizeGb"}, {U::kUpdateNodePool}},
+      {"disk_type", Base::kSingleHost, [](auto& s) { s.node_config.disk_type = "hyperdisk-balanced"; }, Same,
+       K::kUpdate, {"config.diskType"}, {U::kUpdateNodePool}},
+      {"disk_and_label", Base::kMultiHost,
+       [](auto& s) {
+         s.node_config.labels = cloud::StringMap{{"team", "b"}};
+         s.node_config.disk_size_gb = 300;
+       },
+       Same, K::kUpdate, {"config.diskSizeGb", "config.labels[\"team\"]"}, {U::kUpdateNodePool}},
+      // The zones move in place, in a call of their own, after the others.
+      {"locations", Base::kSingleHost,
+       [](auto& s) {
+         s.location = "us-central2-a";
+         s.node_config.labels = cloud::StringMap{{"team", "b"}};
+       },
+       Same, K::kUpdate, {"locations", "config.labels[\"team\"]"}, {U::kUpdateNodePool, U::kUpdateLocations}},
+      // A fixed slice becomes 0 ↔ its VMs in place.
+      {"slice_becomes_autoscaled", Base::kMultiHost,
+       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 0, 4}; }, Same, K::kUpdate, {"autoscaling"},
+       {U::kSetAutoscaling}},
       {"autoscaling_enabled", Base::kSingleHost, [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
        Same, K::kUpdate, {"autoscaling"}, {U::kSetAutoscaling}},
       {"autoscaling_bounds", Base::kSingleHost, [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 8}; },
-       [](auto& l) { l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4}; }, K::kUpdate, {"autoscaling"},
+       [](auto& l) { l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4, ""}; }, K::kUpdate, {"autoscaling"},
        {U::kSetAutoscaling}},
       {"label_and_size", Base::kSingleHost,
        [](auto& s) {
@@ -169,10 +201,6 @@ const std::vector<Case>& Cases() {
       // --- replace ---
       {"machine_type", Base::kSingleHost, Nothing, [](auto& l) { l.machine_type = "ct6e-standard-8t"; },
        K::kReplace, {"config.machineType"}},
-      {"disk_size", Base::kSingleHost, [](auto& s) { s.node_config.disk_size_gb = 200; }, Same, K::kReplace,
-       {"config.diskSizeGb"}},
-      {"disk_type", Base::kSingleHost, [](auto& s) { s.node_config.disk_type = "hyperdisk-balanced"; }, Same,
-       K::kReplace, {"config.diskType"}},
       {"service_account", Base::kSingleHost, [](auto& s) { s.node_config.service_account = "sa@p.iam"; }, Same,
        K::kReplace, {"config.serviceAccount"}},
       {"oauth_scopes", Base::kSingleHost,
@@ -199,8 +227,19 @@ const std::vector<Case>& Cases() {
              "SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", {"res-a"}};
        },
        K::kReplace, {"config.reservationAffinity"}},
-      {"flex_start", Base::kMultiHost, [](auto& s) { s.capacity.type = manifest::CapacityType::kFlexStart; }, Same,
-       K::kReplace, {"config.flexStart"}},
+      {"flex_start", Base::kMultiHost,
+       [](auto& s) {
+         s.capacity.type = manifest::CapacityType::kFlexStart;
+         s.autoscaling = manifest::Autoscaling{true, 0, 4};  // as the loader sets it
+       },
+       Same, K::kReplace, {"config.flexStart", "management.autoRepair", "autoscaling"}},
+      // An autoscaled slice at 0 nodes cannot become a fixed one but by a new pool.
+      {"autoscaled_slice_at_zero_becomes_fixed", Base::kMultiHost, Nothing,
+       [](auto& l) {
+         l.autoscaling = cloud::NodePoolAutoscaling{true, 0, 4, "ANY"};
+         l.node_count = 0;
+       },
+       K::kReplace, {"nodeCount", "autoscaling"}},
       {"placement_topology", Base::kMultiHost, Nothing,
        [](auto& l) { l.placement_policy->tpu_topology = "2x2x2"; }, K::kReplace, {"placementPolicy.tpuTopology"}},
       {"placement_type", Base::kMultiHost, Nothing, [](auto& l) { l.placement_policy->type = ""; }, K::kReplace,
@@ -210,16 +249,14 @@ const std::vector<Case>& Cases() {
       {"placement_on_single_host", Base::kSingleHost, Nothing,
        [](auto& l) { l.placement_policy = cloud::PlacementPolicy{"COMPACT", "2x2", ""}; }, K::kReplace,
        {"placementPolicy"}},
-      {"locations", Base::kSingleHost, [](auto& s) { s.location = "us-central2-a"; }, Same, K::kReplace,
-       {"locations"}},
       {"multi_host_node_count", Base::kMultiHost, Nothing, [](auto& l) { l.node_count = 3; }, K::kReplace,
        {"nodeCount"}},
       {"replace_wins_over_update", Base::kSingleHost,
        [](auto& s) {
          s.node_config.labels = cloud::StringMap{{"team", "b"}};
-         s.node_config.disk_size_gb = 300;
+         s.node_config.service_account = "sa@p.iam";
        },
-       Same, K::kReplace, {"config.diskSizeGb", "config.labels[\"team\"]"}},
+       Same, K::kReplace, {"config.serviceAccount", "config.labels[\"team\"]"}},
   };
   return cases;
 }
@@ -295,6 +332,36 @@ TEST(PoolDiffTest, UpdateBodyNamesVersionOnlyWhenItChanges) {
   spec.version = "1.31";
   d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
   EXPECT_EQ(d.body.version, "1.31");
+}
+
+// The body sends a disk only when it changes: each migrates every node.
+TEST(PoolDiffTest, UpdateBodyNamesTheDiskOnlyWhenItChanges) {
+  manifest::Target target = MakeTarget();
+  manifest::TPUNodePool spec = MakePool("serve", "v6e", "2x2");
+  spec.node_config.disk_size_gb = 200;
+  cloud::NodePool live = AsReported(DesiredNodePool(target, spec, 0));
+  spec.node_config.labels = cloud::StringMap{{"team", "b"}};
+  PoolDiff d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
+  EXPECT_EQ(d.kind, ActionKind::kUpdate);
+  EXPECT_FALSE(d.body.disk_size_gb);
+  spec.node_config.disk_size_gb = 300;
+  d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
+  EXPECT_EQ(d.body.disk_size_gb, 300);
+}
+
+// A replace gives TPU capacity up: it says which fields force it and why.
+TEST(PoolDiffTest, AReplaceSaysWhy) {
+  manifest::Target target = MakeTarget();
+  manifest::TPUNodePool spec = MakePool("train", "v5p", "2x2x4");
+  cloud::NodePool live = AsReported(DesiredNodePool(target, spec, 0));
+  spec.capacity.type = manifest::CapacityType::kSpot;
+  live.placement_policy->tpu_topology = "2x2x2";
+  PoolDiff d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {true, false, "p"});
+  EXPECT_EQ(d.kind, ActionKind::kReplace);
+  EXPECT_EQ(d.replace_reason,
+            "replaced because config.spot, placementPolicy.tpuTopology cannot change in place (the capacity "
+            "type is fixed when a pool is created; a TPU slice's shape is fixed when its pool is created); the "
+            "new pool must obtain its TPU capacity again");
 }
 
 }  // namespace

@@ -32,9 +32,13 @@ class Writer {
       out_ += Paint("Plan:", kBold) + " " + std::to_string(s.create) + " to create, " +
               std::to_string(s.update) + " to update, " + std::to_string(s.replace) + " to replace, " +
               std::to_string(s.remove) + " to delete.";
-      if (s.chips_created || s.chips_destroyed)
+      if (s.chips_created || s.chips_destroyed) {
         out_ += " Chips: +" + std::to_string(s.chips_created) + " / -" + std::to_string(s.chips_destroyed) +
-                ByShape(plan) + ".";
+                ByShape(plan);
+        if (s.chips_possible)
+          out_ += " (" + std::to_string(s.chips_possible) + " of the + possible: autoscaled, there once workloads ask)";
+        out_ += ".";
+      }
       out_ += "\n";
     }
     return std::move(out_);
@@ -191,7 +195,8 @@ class Writer {
     part("-", b.chips_destroyed, b.hosts_destroyed);
     part("+", b.chips_created, b.hosts_created);
     if (s.empty()) return s;
-    return "[" + s + (b.multi_host ? ", multi-host" : "") + "]";
+    return "[" + s + (b.multi_host ? ", multi-host" : "") +
+           (b.autoscaled ? ", autoscaled from 0: possible capacity" : "") + "]";
   }
 
   const TextOptions& o_;

@@ -17,7 +17,7 @@ Plan SmallPlan() {
   create.kind = ActionKind::kCreate;
   create.resource = {ResourceKind::kNodePool, "p", "us-central2", "c", "train-1"};
   create.reason = "slice 1 declared, not found";
-  create.blast = {16, 0, 4, 0, true};
+  create.blast = {16, 0, 4, 0, true, false};
   Action update;
   update.kind = ActionKind::kUpdate;
   update.resource = {ResourceKind::kNodePool, "p", "us-central2", "c", "serve-0"};
@@ -28,12 +28,12 @@ Plan SmallPlan() {
   replace.resource = {ResourceKind::kNodePool, "p", "us-central2", "c", "train-0"};
   replace.reason = "immutable fields changed";
   replace.changes = {{"placementPolicy.tpuTopology", "\"2x2x2\"", "\"2x2x4\"", true}};
-  replace.blast = {16, 8, 4, 2, true};
+  replace.blast = {16, 8, 4, 2, true, false};
   Action del;
   del.kind = ActionKind::kDelete;
   del.resource = {ResourceKind::kNodePool, "p", "us-central2", "c", "old-0"};
   del.reason = "no longer declared";
-  del.blast = {0, 4, 0, 1, false};
+  del.blast = {0, 4, 0, 1, false, false};
   Action noop;
   noop.resource = {ResourceKind::kNodePool, "p", "us-central2", "c", "same-0"};
   noop.reason = "in sync";
@@ -97,6 +97,27 @@ TEST(RenderTextTest, ColourOnlyWhenAsked) {
 TEST(RenderTextTest, NoopsOnRequest) {
   EXPECT_EQ(RenderText(SmallPlan()).find("same-0"), std::string::npos);
   EXPECT_NE(RenderText(SmallPlan(), {.show_noop = true}).find("nodePool \"same-0\" is in sync"), std::string::npos);
+}
+
+// A slice that scales from 0 is possible capacity, and the text says so.
+TEST(RenderTextTest, AutoscaledSliceIsPossibleCapacity) {
+  Plan plan;
+  TargetPlan t;
+  t.key = "p/c";
+  Action create;
+  create.kind = ActionKind::kCreate;
+  create.resource = {ResourceKind::kNodePool, "p", "us-central2", "c", "flex-0"};
+  create.blast = {64, 0, 16, 0, true, true};
+  t.actions = {create};
+  plan.targets.push_back(t);
+  const std::string text = RenderText(plan);
+  EXPECT_NE(text.find("+ nodePool \"flex-0\"  [+64 chips, +16 hosts, multi-host, autoscaled from 0: possible "
+                      "capacity]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Chips: +64 / -0 (64 of the + possible: autoscaled, there once workloads ask)."),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -58,10 +58,12 @@ json NodePoolToJson(const cloud::NodePool& p) {
     j["placementPolicy"] = pp;
   }
   j["nodeCount"] = p.node_count;
-  if (p.autoscaling)
+  if (p.autoscaling) {
     j["autoscaling"] = {{"enabled", p.autoscaling->enabled},
                         {"minNodeCount", p.autoscaling->min_node_count},
                         {"maxNodeCount", p.autoscaling->max_node_count}};
+    PutStr(j["autoscaling"], "locationPolicy", p.autoscaling->location_policy);
+  }
   if (p.management)
     j["management"] = {{"autoRepair", p.management->auto_repair},
                        {"autoUpgrade", p.management->auto_upgrade}};
@@ -118,6 +120,7 @@ cloud::NodePool NodePoolFromJson(const json& j) {
     Get(a, "enabled", v.enabled);
     Get(a, "minNodeCount", v.min_node_count);
     Get(a, "maxNodeCount", v.max_node_count);
+    Get(a, "locationPolicy", v.location_policy);
     p.autoscaling = v;
   }
   if (j.contains("management")) {
@@ -139,6 +142,7 @@ cloud::NodePool NodePoolFromJson(const json& j) {
 json WorkloadPolicyToJson(const cloud::WorkloadPolicy& p) {
   json j = {{"name", p.name}, {"region", p.region}, {"type", p.type},
             {"acceleratorTopology", p.accelerator_topology}, {"description", p.description}};
+  PutStr(j, "acceleratorTopologyMode", p.accelerator_topology_mode);
   PutStr(j, "status", p.status);
   PutStr(j, "selfLink", p.self_link);
   return j;
@@ -150,6 +154,7 @@ cloud::WorkloadPolicy WorkloadPolicyFromJson(const json& j) {
   Get(j, "region", p.region);
   Get(j, "type", p.type);
   Get(j, "acceleratorTopology", p.accelerator_topology);
+  Get(j, "acceleratorTopologyMode", p.accelerator_topology_mode);
   Get(j, "description", p.description);
   Get(j, "status", p.status);
   Get(j, "selfLink", p.self_link);
@@ -169,7 +174,8 @@ json InstanceTemplateToJson(const cloud::InstanceTemplate& t) {
   PutStr(j, "subnetwork", t.subnetwork);
   PutOpt(j, "bootDiskSizeGb", t.boot_disk_size_gb);
   PutOpt(j, "diskType", t.disk_type);
-  PutStr(j, "resourcePolicy", t.resource_policy);
+  PutStr(j, "onHostMaintenance", t.on_host_maintenance);
+  PutStr(j, "instanceTerminationAction", t.instance_termination_action);
   PutStr(j, "selfLink", t.self_link);
   return j;
 }
@@ -188,7 +194,8 @@ cloud::InstanceTemplate InstanceTemplateFromJson(const json& j) {
   Get(j, "serviceAccounts", t.service_accounts);
   Get(j, "networkTags", t.network_tags);
   Get(j, "metadata", t.metadata);
-  Get(j, "resourcePolicy", t.resource_policy);
+  Get(j, "onHostMaintenance", t.on_host_maintenance);
+  Get(j, "instanceTerminationAction", t.instance_termination_action);
   Get(j, "selfLink", t.self_link);
   return t;
 }
@@ -201,6 +208,7 @@ json InstanceGroupManagerToJson(const cloud::InstanceGroupManager& g) {
             {"baseInstanceName", g.base_instance_name},
             {"targetSize", g.target_size},
             {"targetSizePolicyMode", g.target_size_policy_mode}};
+  PutStr(j, "workloadPolicy", g.workload_policy);
   PutStr(j, "status", g.status);
   PutStr(j, "selfLink", g.self_link);
   return j;
@@ -215,6 +223,7 @@ cloud::InstanceGroupManager InstanceGroupManagerFromJson(const json& j) {
   Get(j, "baseInstanceName", g.base_instance_name);
   Get(j, "targetSize", g.target_size);
   Get(j, "targetSizePolicyMode", g.target_size_policy_mode);
+  Get(j, "workloadPolicy", g.workload_policy);
   Get(j, "status", g.status);
   Get(j, "selfLink", g.self_link);
   return g;

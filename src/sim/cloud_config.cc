@@ -7,7 +7,8 @@ namespace tpu::sim {
 Result<CloudEmulatorConfig> CloudEmulatorConfigFromJson(const json& j) {
   if (!j.is_object()) return Status::InvalidArgument("emulator config: expected a JSON object");
   static const char* kKnown[] = {"opLatencyMs", "requestLatencyMs", "token", "faults",
-                                 "capacity", "recordFile", "clusters"};
+                                 "capacity", "recordFile", "clusters",
+                                 "concurrentOperationsQuota", "releaseChannel"};
   for (const auto& [key, v] : j.items()) {
     bool known = false;
     for (const char* k : kKnown) known |= key == k;
@@ -28,8 +29,15 @@ Result<CloudEmulatorConfig> CloudEmulatorConfigFromJson(const json& j) {
     }
     c.options.capacity = j.value("capacity", json::object());
     c.options.record_file = j.value("recordFile", "");
-    for (const auto& cl : j.value("clusters", json::array()))
-      c.clusters.push_back({cl.at("project"), cl.at("location"), cl.at("name")});
+    c.options.concurrent_operations_quota = j.value("concurrentOperationsQuota", 5);
+    if (c.options.concurrent_operations_quota < 1)
+      return Status::InvalidArgument("emulator config: concurrentOperationsQuota must be at least 1");
+    c.options.release_channel = j.value("releaseChannel", "REGULAR");
+    for (const auto& cl : j.value("clusters", json::array())) {
+      CloudEmulatorConfig::Cluster cluster{cl.at("project"), cl.at("location"), cl.at("name"), {}};
+      if (cl.contains("releaseChannel")) cluster.release_channel = cl["releaseChannel"].get<std::string>();
+      c.clusters.push_back(std::move(cluster));
+    }
   } catch (const json::exception& e) {
     return Status::InvalidArgument(std::string("emulator config: ") + e.what());
   }
@@ -41,7 +49,8 @@ json CloudCounters::ToJson() const {
           {"mutatingCalls", mutating_calls},
           {"callsByRoute", calls_by_route},
           {"mutationsByProject", mutations_by_project},
-          {"mutationsByCluster", mutations_by_cluster}};
+          {"mutationsByCluster", mutations_by_cluster},
+          {"peakOperationsByCluster", peak_operations_by_cluster}};
 }
 
 }  // namespace tpu::sim

@@ -18,6 +18,8 @@ struct SimContext {
   std::mt19937_64& rng;                        // operation names, ids
   const std::map<std::string, int>& op_latency_ms;  // by operation type; "default"
   bool fail_operation = false;                 // fault injection: the op this request starts fails
+  int operations_quota = 5;                    // concurrent node-pool operations per cluster
+  std::string release_channel = "REGULAR";     // of clusters made without one ("" = none)
   bool changed = false;
 };
 

@@ -12,6 +12,7 @@
 #include "sim/cloud_errors.h"
 #include "sim/cloud_operations.h"
 #include "sim/compute_routes.h"
+#include "sim/gke_concurrency.h"
 #include "sim/gke_routes.h"
 #include "sim/state_file.h"
 
@@ -61,7 +62,17 @@ CloudEmulator::Impl::Impl(CloudEmulatorOptions o) : options(std::move(o)), rng(o
 CloudEmulator::Impl::~Impl() = default;
 
 SimContext CloudEmulator::Impl::Context() {
-  return SimContext{state, Now(), rng, options.op_latency_ms, false, false};
+  SimContext ctx{state, Now(), rng, options.op_latency_ms};
+  ctx.operations_quota = options.concurrent_operations_quota;
+  ctx.release_channel = options.release_channel;
+  return ctx;
+}
+
+void CloudEmulator::Impl::CountPeaks() {
+  for (const auto& [cluster, n] : RunningOperationsByCluster(state)) {
+    int64_t& peak = counters.peak_operations_by_cluster[cluster];
+    peak = std::max<int64_t>(peak, n);
+  }
 }
 
 void CloudEmulator::Impl::AdvanceAndPersist(bool ctx_changed) {
@@ -117,6 +128,7 @@ SimResponse CloudEmulator::Impl::Api(const SimRequest& req, bool fail_operation)
     res = ErrorResponse(NotFound("The requested URL " + req.path + " was not found on this server."));
   }
   AdvanceAndPersist(ctx.changed);
+  if (ctx.changed) CountPeaks();
   Record(req, res);
   return res;
 }
@@ -320,12 +332,15 @@ std::string CloudEmulator::endpoint() const {
 }
 
 Status CloudEmulator::EnsureCluster(const std::string& project, const std::string& location,
-                                    const std::string& name) {
+                                    const std::string& name,
+                                    std::optional<std::string> release_channel) {
   if (project.empty() || location.empty() || name.empty() || location == "-")
     return Status::InvalidArgument("EnsureCluster: project, location and name are required");
   std::lock_guard<std::mutex> lock(impl_->mu);
   SimContext ctx = impl_->Context();
-  EnsureGkeCluster(ctx, project, location, name);
+  json cluster = json::object();
+  if (release_channel) cluster["releaseChannel"] = {{"channel", *release_channel}};
+  EnsureGkeCluster(ctx, project, location, name, cluster);
   impl_->AdvanceAndPersist(ctx.changed);
   return Status::OK();
 }

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -38,16 +39,26 @@ struct CloudEmulatorOptions {
   std::string required_token;            // "": any non-empty bearer token
   json capacity = json::object();        // CapacityModel config (cloud_capacity.h)
   std::string record_file;               // "": no recording
+  // GKE's concurrent-operations quota per cluster (node-pool operations in
+  // flight at once; the 6th gets 429 RESOURCE_EXHAUSTED).
+  int concurrent_operations_quota = 5;
+  // The release channel clusters get unless their create says otherwise
+  // (GKE enrolls new clusters in REGULAR); "" = none.
+  std::string release_channel = "REGULAR";
   std::function<int64_t()> clock;        // wall clock in ms; default system_clock
 };
 
 // The config file of `tpu-provisioner sim --config`:
 // {"opLatencyMs":{"default":200,…},"requestLatencyMs":0,"token":"…",
-//  "faults":{…},"capacity":{…},"recordFile":"…",
-//  "clusters":[{"project","location","name"}]}   (clusters: see `clusters` below)
+//  "faults":{…},"capacity":{…},"recordFile":"…","concurrentOperationsQuota":5,
+//  "releaseChannel":"REGULAR",
+//  "clusters":[{"project","location","name","releaseChannel"?}]}   (clusters: see `clusters` below)
 struct CloudEmulatorConfig {
   CloudEmulatorOptions options;
-  struct Cluster { std::string project, location, name; };
+  struct Cluster {
+    std::string project, location, name;
+    std::optional<std::string> release_channel;  // unset: options.release_channel
+  };
   std::vector<Cluster> clusters;
 };
 Result<CloudEmulatorConfig> CloudEmulatorConfigFromJson(const json& j);
@@ -58,6 +69,8 @@ struct CloudCounters {
   std::map<std::string, int64_t> calls_by_route;   // "GET /v1/projects/{project}/locations/-/clusters"
   std::map<std::string, int64_t> mutations_by_project;
   std::map<std::string, int64_t> mutations_by_cluster;  // "P/L/C" (GKE only)
+  // Most GKE operations seen running at once on each cluster "P/L/C".
+  std::map<std::string, int64_t> peak_operations_by_cluster;
   json ToJson() const;
 };
 
@@ -75,9 +88,11 @@ class CloudEmulator {
   int port() const;
   std::string endpoint() const;  // "http://127.0.0.1:PORT"
 
-  // A RUNNING cluster with no node pools, created at once unless it exists.
+  // A RUNNING cluster with no node pools, created at once unless it exists,
+  // in `release_channel` ("" = none; unset = options.release_channel).
   Status EnsureCluster(const std::string& project, const std::string& location,
-                       const std::string& name);
+                       const std::string& name,
+                       std::optional<std::string> release_channel = std::nullopt);
 
   CloudCounters counters() const;
   void ResetCounters();

@@ -42,6 +42,7 @@ class CloudEmulator::Impl {
   SimResponse WaitComputeOperation(const std::string& key);     // takes mu
   void Record(const SimRequest& req, const SimResponse& res);   // REQUIRES: mu held
   void Count(const SimRequest& req);                             // REQUIRES: mu held
+  void CountPeaks();  // REQUIRES: mu held. Operations running per cluster, for the peak counters.
   Status ReclaimLocked(const json& body);                        // REQUIRES: mu held
 
   CloudEmulatorOptions options;

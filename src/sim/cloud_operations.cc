@@ -101,20 +101,18 @@ OpRecord& StartComputeOperation(SimContext& ctx, const ComputeOpSpec& spec) {
   return it->second;
 }
 
-const OpRecord* RunningClusterOperation(const CloudState& state, const std::string& cluster_key) {
-  // The oldest first, as a walk of gke_ops in key order would not promise either.
-  const OpRecord* found = nullptr;
-  for (const OpRecord* op : state.live_ops)
-    if (!op->compute && !op->done && op->cluster_key == cluster_key &&
-        (!found || op->start_ms < found->start_ms))
-      found = op;
-  return found;
-}
-
 void ReleasePoolChips(CloudState& state, PoolRecord& pool) {
   if (pool.chips > 0)
     state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, pool.chips);
   pool.chips = 0;
+}
+
+json AcquirePoolChips(CloudState& state, PoolRecord& pool, int64_t chips, const std::string& what) {
+  if (pool.accelerator.empty() || chips <= 0) return nullptr;
+  std::string stockout = state.capacity.Acquire(pool.zone, pool.accelerator, pool.reservation, chips);
+  if (!stockout.empty()) return {{"code", 8}, {"message", what + stockout}};
+  pool.chips = chips;
+  return nullptr;
 }
 
 namespace {
@@ -127,6 +125,15 @@ void ApplyEffect(CloudState& state, OpRecord& op) {
     case OpEffect::kCreateCluster: {
       auto it = state.clusters.find(op.target_key);
       if (it != state.clusters.end()) it->second["status"] = failed ? "ERROR" : "RUNNING";
+      // The pools the cluster was created with come up with it.
+      const std::string prefix = op.target_key + "/";
+      for (auto p = state.pools.lower_bound(prefix);
+           p != state.pools.end() && p->first.rfind(prefix, 0) == 0; ++p) {
+        if (p->second.wire.value("status", "") != "PROVISIONING") continue;
+        if (failed) ReleasePoolChips(state, p->second);
+        p->second.wire["status"] = failed ? "ERROR" : "RUNNING";
+        if (!failed) SizePoolInstanceGroups(state, p->second, /*stable=*/true);
+      }
       break;
     }
     case OpEffect::kDeleteCluster: {

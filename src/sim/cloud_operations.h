@@ -41,10 +41,11 @@ OpRecord& StartComputeOperation(SimContext& ctx, const ComputeOpSpec& spec);
 // effects of those that end, oldest first. Returns whether anything changed.
 bool AdvanceOperations(CloudState& state, int64_t now_ms);
 
-// The GKE operation running on a cluster, if any.
-const OpRecord* RunningClusterOperation(const CloudState& state, const std::string& cluster_key);
-
 // A pool's chips go back to the capacity model (delete, reclaim, failure).
 void ReleasePoolChips(CloudState& state, PoolRecord& pool);
+// Takes `chips` for `pool` from the capacity model. On a stockout, returns the
+// error its create operation ends with ({code 8, message: what + why}) and
+// takes nothing; else null.
+json AcquirePoolChips(CloudState& state, PoolRecord& pool, int64_t chips, const std::string& what);
 
 }  // namespace tpu::sim

@@ -71,6 +71,37 @@ std::string RelativePath(const std::string& project, const std::string& ref) {
   return at == std::string::npos ? "projects/" + project + "/" + ref : ref.substr(at);
 }
 
+// A MIG's workload policy (resourcePolicies.workloadPolicy, a URL) must be a
+// workload policy of the group's region; bulk mode takes only templates whose
+// provisioning model is reservation-bound or flex-start (Compute's "Create a
+// MIG that uses the bulk mode").
+std::optional<ApiError> CheckGroupPolicies(SimContext& ctx, const std::string& project,
+                                           const std::string& scope, const json& mig,
+                                           const json& tmpl) {
+  const std::string wp = mig.value("resourcePolicies", json::object()).value("workloadPolicy", "");
+  if (!wp.empty()) {
+    const std::string key = RelativePath(project, wp);
+    auto it = ctx.state.compute.find(key);
+    const std::string zone = scope.substr(scope.find('/') + 1);
+    const std::string region = zone.substr(0, zone.rfind('-'));
+    if (it == ctx.state.compute.end() || !it->second.contains("workloadPolicy"))
+      return BadRequest("Invalid value for field 'resource.resourcePolicies.workloadPolicy': '" + wp +
+                        "'. The referenced workload policy does not exist.");
+    if (key.find("/regions/" + region + "/") == std::string::npos)
+      return BadRequest("Invalid value for field 'resource.resourcePolicies.workloadPolicy': '" + wp +
+                        "'. The workload policy must be in region " + region + ".");
+  }
+  const std::string mode = mig.value("targetSizePolicy", json::object()).value("mode", "");
+  const std::string model = tmpl.value("properties", json::object())
+                                .value("scheduling", json::object())
+                                .value("provisioningModel", "STANDARD");
+  if (mode == "BULK" && model != "RESERVATION_BOUND" && model != "FLEX_START")
+    return BadRequest("Invalid value for field 'resource.targetSizePolicy.mode': 'BULK'. Bulk mode "
+                      "requires an instance template with provisioning model RESERVATION_BOUND or "
+                      "FLEX_START, got " + model + ".");
+  return std::nullopt;
+}
+
 std::optional<ApiError> CheckInsert(SimContext& ctx, const Kind& k, const std::string& project,
                                     const std::string& scope, json& r) {
   const std::string name = r.value("name", "");
@@ -86,16 +117,28 @@ std::optional<ApiError> CheckInsert(SimContext& ctx, const Kind& k, const std::s
     r["status"] = "READY";
     r["region"] = ComputeUrl("projects/" + project + "/" + scope);
   } else if (coll == "instanceTemplates") {
-    if (r.value("properties", json::object()).value("machineType", "").empty())
+    const json props = r.value("properties", json::object());
+    if (props.value("machineType", "").empty())
       return BadRequest("Invalid value for field 'resource.properties.machineType': ''. "
                         "Machine type must be specified.");
+    // InstanceProperties.resource_policies: "Resource policies (names, not URLs)".
+    const json policies = props.value("resourcePolicies", json::array());
+    for (size_t i = 0; i < policies.size(); ++i) {
+      const std::string v = policies[i].is_string() ? policies[i].get<std::string>() : "";
+      if (v.find('/') != std::string::npos)
+        return BadRequest("Invalid value for field 'resource.properties.resourcePolicies[" +
+                          std::to_string(i) + "]': '" + v +
+                          "'. Instance templates name resource policies, not their URLs.");
+    }
   } else {
     const std::string tmpl = RelativePath(project, r.value("instanceTemplate", ""));
-    if (!ctx.state.compute.count(tmpl)) {
+    auto t = ctx.state.compute.find(tmpl);
+    if (t == ctx.state.compute.end()) {
       return BadRequest("Invalid value for field 'resource.instanceTemplate': '" +
                         r.value("instanceTemplate", "") +
                         "'. The referenced instance template does not exist.");
     }
+    if (auto e = CheckGroupPolicies(ctx, project, scope, r, t->second)) return e;
     const int size = r.value("targetSize", 0);
     if (size < 0) return BadRequest("Invalid value for field 'resource.targetSize': '" +
                                     std::to_string(size) + "'. Must be greater than or equal to 0.");

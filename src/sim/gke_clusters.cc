@@ -1,14 +1,20 @@
 // GKE cluster and operation routes, and the dispatch of /v1/ paths:
-//   GET/POST   /v1/projects/P/locations/L/clusters        (L may be "-" to list)
+//   GET/POST   /v1/projects/P/locations/L/clusters        (L may be "-" to list;
+//              a create makes the cluster's initial node pools too)
 //   GET/DELETE /v1/projects/P/locations/L/clusters/C
 //   GET        /v1/projects/P/locations/L/operations      (L may be "-")
 //   GET        /v1/projects/P/locations/L/operations/O
 // Node pool routes are in gke_node_pools.cc.
 #include <cstdio>
+#include <variant>
+#include <vector>
 
 #include "sim/api_schema.h"
 #include "sim/cloud_errors.h"
 #include "sim/cloud_operations.h"
+#include "sim/gke_concurrency.h"
+#include "sim/gke_instance_groups.h"
+#include "sim/gke_pool_rules.h"
 #include "sim/gke_routes.h"
 
 namespace tpu::sim {
@@ -56,7 +62,13 @@ json NewClusterWire(SimContext& ctx, const std::string& project, const std::stri
   c["createTime"] = Rfc3339(ctx.now_ms);
   c["status"] = "PROVISIONING";
   c["id"] = id;
-  c["releaseChannel"] = {{"channel", "REGULAR"}};
+  // New clusters are enrolled in a release channel unless the request says
+  // otherwise; a cluster without one reports an empty releaseChannel.
+  std::string channel = ctx.release_channel;
+  if (request.contains("releaseChannel"))
+    channel = request["releaseChannel"].value("channel", "");
+  c["releaseChannel"] = json::object();
+  if (!channel.empty() && channel != "UNSPECIFIED") c["releaseChannel"]["channel"] = channel;
   if (request.contains("resourceLabels")) c["resourceLabels"] = request["resourceLabels"];
   return c;
 }
@@ -77,6 +89,27 @@ SimResponse ListClusters(SimContext& ctx, const std::string& project, const std:
   return r;
 }
 
+// The node pools a cluster is created with: `nodePools`, or the deprecated
+// `initialNodeCount` (+ `nodeConfig`) as one pool named "default-pool", never
+// both (Cluster's comments in cluster_service.proto). A Standard cluster
+// needs at least one node.
+std::variant<json, ApiError> InitialPools(const json& cluster) {
+  const bool listed = cluster.contains("nodePools") && !cluster["nodePools"].empty();
+  const int count = cluster.value("initialNodeCount", 0);
+  if (listed && (count > 0 || cluster.contains("nodeConfig")))
+    return BadRequest("Cluster.initial_node_count and Cluster.node_config must not be set when "
+                      "Cluster.node_pools is specified.");
+  if (listed) return cluster["nodePools"];
+  const bool autopilot = cluster.value("autopilot", json::object()).value("enabled", false);
+  if (count <= 0) {
+    if (autopilot) return json::array();
+    return BadRequest("Cluster.initial_node_count must be greater than zero.");
+  }
+  json pool = {{"name", "default-pool"}, {"initialNodeCount", count}};
+  if (cluster.contains("nodeConfig")) pool["config"] = cluster["nodeConfig"];
+  return json::array({pool});
+}
+
 SimResponse CreateCluster(SimContext& ctx, const SimRequest& req, const std::string& project,
                           const std::string& location) {
   if (auto err = ApiSchema::Builtin().Validate(req.parsed, "google.container.v1.CreateClusterRequest", ""))
@@ -88,12 +121,33 @@ SimResponse CreateCluster(SimContext& ctx, const SimRequest& req, const std::str
   const std::string key = project + "/" + location + "/" + name;
   if (ctx.state.clusters.count(key))
     return ErrorResponse(AlreadyExists("Already exists: " + ClusterPath(project, location, name) + "."));
-  if (cluster.contains("nodePools") || cluster.value("initialNodeCount", 0) > 0)
-    return ErrorResponse(BadRequest(
-        "The emulator creates clusters without node pools; create them with nodePools.create."));
-  ctx.state.clusters[key] = NewClusterWire(ctx, project, location, name, cluster);
+  auto initial = InitialPools(cluster);
+  if (auto* e = std::get_if<ApiError>(&initial)) return ErrorResponse(*e);
+  json wire = NewClusterWire(ctx, project, location, name, cluster);
+  // Every pool passes the rules a nodePools.create would apply, or none is made.
+  std::vector<PreparedPool> pools;
+  for (const json& np : std::get<json>(initial)) {
+    PoolPath p{project, location, name, np.value("name", ""), ""};
+    for (const auto& other : pools)
+      if (other.record.wire.value("name", "") == p.pool)
+        return ErrorResponse(BadRequest("Node pool \"" + p.pool + "\" is specified more than once."));
+    auto prepared = PreparePool(ctx, p, np, wire);
+    if (auto* e = std::get_if<ApiError>(&prepared)) return ErrorResponse(*e);
+    pools.push_back(std::move(std::get<PreparedPool>(prepared)));
+  }
+  wire.erase("nodePools");
+  json error;
+  for (auto& pp : pools) {
+    const std::string pool = pp.record.wire.value("name", "");
+    if (error.is_null())
+      error = AcquirePoolChips(ctx.state, pp.record, pp.chips,
+                               "Failed to create node pool \"" + pool + "\": ");
+    ctx.state.pools[key + "/" + pool] = pp.record;
+    CreatePoolInstanceGroups(ctx.state, pp.record, ctx.now_ms);
+  }
+  ctx.state.clusters[key] = wire;
   GkeOpSpec spec{project, location, key, "CREATE_CLUSTER", ClusterSelfLink(project, location, name),
-                 OpEffect::kCreateCluster, key, nullptr};
+                 OpEffect::kCreateCluster, key, error};
   SimResponse r;
   r.body = StartGkeOperation(ctx, spec).wire;
   return r;
@@ -111,9 +165,7 @@ SimResponse ClusterRoute(SimContext& ctx, const SimRequest& req, const std::stri
     return r;
   }
   if (req.method == "DELETE") {
-    if (const OpRecord* op = RunningClusterOperation(ctx.state, key))
-      return ErrorResponse(FailedPrecondition("Cluster is running incompatible operation " +
-                                              op->wire["name"].get<std::string>() + "."));
+    if (auto busy = RefuseClusterOperation(ctx.state, key)) return ErrorResponse(*busy);
     it->second["status"] = "STOPPING";
     GkeOpSpec spec{project, location, key, "DELETE_CLUSTER", ClusterSelfLink(project, location, name),
                    OpEffect::kDeleteCluster, key, nullptr};
@@ -164,10 +216,10 @@ json ClusterWithPools(const CloudState& state, const std::string& cluster_key) {
 }
 
 void EnsureGkeCluster(SimContext& ctx, const std::string& project, const std::string& location,
-                      const std::string& name) {
+                      const std::string& name, const json& cluster) {
   const std::string key = project + "/" + location + "/" + name;
   if (ctx.state.clusters.count(key)) return;
-  json c = NewClusterWire(ctx, project, location, name, json::object());
+  json c = NewClusterWire(ctx, project, location, name, cluster);
   c["status"] = "RUNNING";
   ctx.state.clusters[key] = c;
   ctx.changed = true;

@@ -76,6 +76,28 @@ void SizePoolInstanceGroups(CloudState& state, const PoolRecord& pool, bool stab
   });
 }
 
+void RelocatePoolInstanceGroups(CloudState& state, PoolRecord& pool, const json& locations,
+                                int64_t now_ms) {
+  json urls = pool.wire.value("instanceGroupUrls", json::array());
+  if (urls.empty() || !urls[0].is_string()) {
+    pool.wire["locations"] = locations;
+    return;
+  }
+  // GKE names a pool's groups alike in every zone: keep the first one's name.
+  const std::string first = urls[0].get<std::string>();
+  const std::string name = first.substr(first.rfind('/') + 1);
+  const std::string key = KeyOf(first);
+  const std::string project = key.substr(9, key.find('/', 9) - 9);
+  DeletePoolInstanceGroups(state, pool);
+  json moved = json::array();
+  for (const auto& z : locations)
+    moved.push_back(std::string(kComputePrefix) + "projects/" + project + "/zones/" +
+                    z.get<std::string>() + "/instanceGroupManagers/" + name);
+  pool.wire["locations"] = locations;
+  pool.wire["instanceGroupUrls"] = moved;
+  CreatePoolInstanceGroups(state, pool, now_ms);
+}
+
 void DeletePoolInstanceGroups(CloudState& state, const PoolRecord& pool) {
   ForEachGroupKey(pool, [&](const std::string& key) { state.compute.erase(key); });
 }

@@ -19,6 +19,12 @@ void CreatePoolInstanceGroups(CloudState& state, const PoolRecord& pool, int64_t
 // Sets every group of `pool` to `pool.node_count`; `stable` once the operation that changes them ended.
 void SizePoolInstanceGroups(CloudState& state, const PoolRecord& pool, bool stable);
 
+// Moves `pool` to the zones `locations` (UpdateNodePoolRequest.locations):
+// one group per zone, each of the pool's node count per zone. The chips the
+// pool holds stay counted in the zone it was created in.
+void RelocatePoolInstanceGroups(CloudState& state, PoolRecord& pool, const json& locations,
+                                int64_t now_ms);
+
 // Removes the groups of `pool` (the pool is being removed).
 void DeletePoolInstanceGroups(CloudState& state, const PoolRecord& pool);
 

@@ -19,8 +19,10 @@ SimResponse HandleGkeNodePools(SimContext& ctx, const SimRequest& req);
 
 // A RUNNING cluster with no node pools, unless it already exists. For callers
 // that need a project to already have its clusters (--cloud sim, tests).
+// `cluster` may name its release channel ({"releaseChannel":{"channel":…}});
+// else it gets the emulator's default.
 void EnsureGkeCluster(SimContext& ctx, const std::string& project, const std::string& location,
-                      const std::string& name);
+                      const std::string& name, const json& cluster = json::object());
 
 // The cluster as the API returns it, with its node pools embedded.
 json ClusterWithPools(const CloudState& state, const std::string& cluster_key);

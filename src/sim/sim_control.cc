@@ -98,8 +98,11 @@ SimResponse CloudEmulator::Impl::Control(const SimRequest& req) {
   if (what == "seed") {
     AdvanceAndPersist(false);
     SimContext ctx = Context();
-    for (const auto& c : body.value("clusters", json::array()))
-      EnsureGkeCluster(ctx, c.value("project", ""), c.value("location", ""), c.value("name", ""));
+    for (const auto& c : body.value("clusters", json::array())) {
+      json cluster = json::object();
+      if (c.contains("releaseChannel")) cluster["releaseChannel"] = {{"channel", c["releaseChannel"]}};
+      EnsureGkeCluster(ctx, c.value("project", ""), c.value("location", ""), c.value("name", ""), cluster);
+    }
     // Node pools go through the real create route, then their operations end at once.
     for (const auto& p : body.value("nodePools", json::array())) {
       SimRequest create;

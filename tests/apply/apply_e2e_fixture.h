@@ -65,11 +65,13 @@ class ApplyE2EBase : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  // An emulator with operations taking `op_ms`, recording every exchange.
-  void StartEmulator(int op_ms = 60, sim::FaultConfig faults = {}) {
+  // An emulator with operations taking `op_ms`, recording every exchange,
+  // with GKE's concurrent-operations quota `quota` per cluster.
+  void StartEmulator(int op_ms = 60, sim::FaultConfig faults = {}, int quota = 5) {
     sim::CloudEmulatorOptions o;
     o.op_latency_ms = {{"default", op_ms}};
     o.faults = std::move(faults);
+    o.concurrent_operations_quota = quota;
     o.record_file = record_;
     emu_ = std::make_unique<sim::CloudEmulator>(o);
     ASSERT_TRUE(emu_->Start().ok());
@@ -142,10 +144,10 @@ class ApplyE2EBase : public ::testing::Test {
     for (const auto& [key, pool] : LivePoolBodies()) out[key] = pool.value("status", "");
     return out;
   }
-  std::map<std::string, json> LivePoolBodies() {
+  std::map<std::string, json> LivePoolBodies(const std::string& project = kProject) {
     httplib::Client client("127.0.0.1", emu_->port());
     httplib::Headers auth = {{"Authorization", "Bearer t"}};
-    auto r = client.Get("/v1/projects/" + std::string(kProject) + "/locations/-/clusters", auth);
+    auto r = client.Get("/v1/projects/" + project + "/locations/-/clusters", auth);
     std::map<std::string, json> out;
     if (!r || r->status != 200) return out;
     json j = json::parse(r->body);

@@ -1,7 +1,10 @@
 // End to end: a TPUNodeGroup's Compute objects follow their dependencies —
-// workload policy → instance template → managed instance group on create, the
-// reverse on delete — each started only after the operation of the one before
-// it ended, as the emulator's record of every exchange shows.
+// workload policy and instance template → managed instance group (which names
+// both) on create, MIG → template → policy on delete — each started only after
+// the operations of those before it ended, as the emulator's record of every
+// exchange shows.
+#include <algorithm>
+
 #include "apply_e2e_fixture.h"
 
 namespace tpu::apply {
@@ -19,7 +22,8 @@ spec:
   targetSizePolicyMode: "BULK"
   instanceConfig:
     machineType: tpu7x-standard-4t
-    provisioningModel: SPOT
+    provisioningModel: RESERVATION_BOUND
+    reservation: res-apply
     image: projects/ubuntu-os-accelerator-images/global/images/tpu
 )";
 
@@ -81,8 +85,14 @@ TEST_F(ApplyNodeGroupE2ETest, CreateInDependencyOrderAndDeleteInReverse) {
   std::string out;
   ASSERT_EQ(Run("apply", kApplyArgs, &out), 0) << out;
   auto rec = Recorded();
-  ExpectChain(rec, Mutations(rec, "POST"),
-              {"resourcePolicies", "instanceTemplates", "instanceGroupManagers"});
+  // The template does not name the workload policy (the MIG does): the two
+  // may go together; the MIG waits for both.
+  auto created = Mutations(rec, "POST");
+  ASSERT_EQ(created.size(), 3u);
+  std::sort(created.begin(), created.begin() + 2,
+            [](const Mutation& a, const Mutation& b) { return a.collection > b.collection; });
+  ExpectChain(rec, {created[0], created[2]}, {"resourcePolicies", "instanceGroupManagers"});
+  ExpectChain(rec, {created[1], created[2]}, {"instanceTemplates", "instanceGroupManagers"});
   EXPECT_EQ(Run("plan", "--detailed-exitcode", &out), 0) << out;
 
   // The whole target goes: MIG, then template, then policy.

@@ -28,6 +28,9 @@ using test_support::VtScreen;
 
 constexpr int kClusters = 4;
 constexpr int kRows = 40;
+// Each cluster's 3 pools in two rounds: a lane line shows two actions in
+// flight, then one, and the apply lasts long enough for several frames.
+constexpr const char* kTwoAtATime = " --cluster-operations 2";
 
 std::string ClusterName(int c) { return "research-training-cluster-us-east5-" + std::to_string(c); }
 
@@ -36,7 +39,7 @@ class ApplyTerminalTest : public apply::testing::ApplyE2EBase {
   void SetUp() override {
     ApplyE2EBase::SetUp();
     // Operations long enough for several frames per action.
-    StartEmulator(250);
+    StartEmulator(400);
     for (int c = 0; c < kClusters; ++c) {
       AddCluster(ClusterName(c));
       Write("deploy/proj-apply/" + ClusterName(c) + "/pools.yaml",
@@ -173,7 +176,7 @@ TEST_P(ApplyTerminalWidthTest, LaneLinesFitTheWidth) {
   VtScreen screen(kRows, columns);
   bool cut = false;
   int frames = 0;
-  int code = RunOnTerminal(std::string(kApplyArgs), screen, [&](PtyProcess&, const std::string& out) {
+  int code = RunOnTerminal(std::string(kApplyArgs) + kTwoAtATime, screen, [&](PtyProcess&, const std::string& out) {
     frames += out.find("Applying:") != std::string::npos ? 1 : 0;
     cut = CheckScreen(screen, std::to_string(columns) + " columns") || cut;
   });
@@ -228,7 +231,7 @@ FrameInfo ReadFrame(const std::string& out, size_t from) {
 // terminal program's race, and not what this checks).
 TEST_F(ApplyTerminalTest, ResizedMidApplyRedrawsAtTheNewWidth) {
   VtScreen screen(kRows, 200);
-  PtyProcess p(Command("apply", kApplyArgs), 200, kRows);
+  PtyProcess p(Command("apply", std::string(kApplyArgs) + kTwoAtATime), 200, kRows);
   ASSERT_TRUE(p.started());
   int resizes = 0;
   std::string held;  // output since the narrowing, not yet on the screen

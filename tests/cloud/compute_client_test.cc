@@ -38,7 +38,8 @@ TEST_F(ComputeClientTest, NodeGroupResourcesLifecycle) {
   t.name = "tmpl-1";
   t.description = kComputeMarker;
   t.machine_type = "tpu7x-standard-4t";
-  t.provisioning_model = "STANDARD";
+  t.provisioning_model = "RESERVATION_BOUND";  // bulk mode's provisioning model
+  t.reservation = "res-1";
   t.boot_disk_size_gb = 100;
   t.source_image = "projects/cos-cloud/global/images/family/cos-stable";
   auto top = compute().InsertInstanceTemplate("proj-c", t);

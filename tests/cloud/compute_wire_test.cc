@@ -11,9 +11,11 @@ using nlohmann::json;
 
 TEST(ComputeWireTest, WorkloadPolicyRoundTrip) {
   WorkloadPolicy p{"wp-1", "us-central1", "HIGH_THROUGHPUT", "4x4x4", kComputeMarker, "READY",
-                   "https://compute.googleapis.com/compute/v1/projects/p/regions/us-central1/resourcePolicies/wp-1"};
+                   "https://compute.googleapis.com/compute/v1/projects/p/regions/us-central1/resourcePolicies/wp-1",
+                   "AUTO_CONNECT"};
   json j = WorkloadPolicyToJson(p);
-  EXPECT_EQ(j["workloadPolicy"], json({{"type", "HIGH_THROUGHPUT"}, {"acceleratorTopology", "4x4x4"}}));
+  EXPECT_EQ(j["workloadPolicy"], json({{"type", "HIGH_THROUGHPUT"}, {"acceleratorTopology", "4x4x4"},
+                                       {"acceleratorTopologyMode", "AUTO_CONNECT"}}));
   EXPECT_TRUE(IsWorkloadPolicyJson(j));
   auto back = WorkloadPolicyFromJson(j);
   ASSERT_TRUE(back.ok());
@@ -21,6 +23,7 @@ TEST(ComputeWireTest, WorkloadPolicyRoundTrip) {
   EXPECT_EQ(back->region, "us-central1");
   EXPECT_EQ(back->type, p.type);
   EXPECT_EQ(back->accelerator_topology, p.accelerator_topology);
+  EXPECT_EQ(back->accelerator_topology_mode, "AUTO_CONNECT");
   EXPECT_EQ(back->description, p.description);
   EXPECT_EQ(back->self_link, p.self_link);
   // The region comes back from the API as a URL.
@@ -44,12 +47,17 @@ TEST(ComputeWireTest, InstanceTemplateRoundTripAndWireShape) {
   t.service_accounts = {"sa@p.iam.gserviceaccount.com"};
   t.network_tags = {"tpu"};
   t.metadata = {{"k", "v"}};
-  t.resource_policy = "projects/p/regions/us-central1/resourcePolicies/wp-1";
+  t.on_host_maintenance = "TERMINATE";
+  t.instance_termination_action = "STOP";
   json j = InstanceTemplateToJson(t);
   const json& props = j["properties"];
   EXPECT_EQ(props["disks"][0]["initializeParams"]["diskSizeGb"], "100");  // int64 → string
   EXPECT_EQ(props["disks"][0]["boot"], true);
-  EXPECT_EQ(props["scheduling"]["provisioningModel"], "SPOT");
+  EXPECT_EQ(props["scheduling"], json({{"provisioningModel", "SPOT"}, {"automaticRestart", false},
+                                       {"onHostMaintenance", "TERMINATE"},
+                                       {"instanceTerminationAction", "STOP"}}));
+  // The workload policy belongs on the MIG, never in the template's properties.
+  EXPECT_FALSE(props.contains("resourcePolicies"));
   EXPECT_EQ(props["reservationAffinity"]["consumeReservationType"], "SPECIFIC_RESERVATION");
   EXPECT_EQ(props["metadata"]["items"][0], json({{"key", "k"}, {"value", "v"}}));
   EXPECT_EQ(props["tags"]["items"][0], "tpu");
@@ -67,7 +75,8 @@ TEST(ComputeWireTest, InstanceTemplateRoundTripAndWireShape) {
   EXPECT_EQ(back->service_accounts, t.service_accounts);
   EXPECT_EQ(back->network_tags, t.network_tags);
   EXPECT_EQ(back->metadata, t.metadata);
-  EXPECT_EQ(back->resource_policy, t.resource_policy);
+  EXPECT_EQ(back->on_host_maintenance, "TERMINATE");
+  EXPECT_EQ(back->instance_termination_action, "STOP");
   // Numbers are accepted where strings are expected.
   auto numeric = InstanceTemplateFromJson(json::parse(R"({"name":"n","properties":{"disks":[{"boot":true,"initializeParams":{"diskSizeGb":50}}]}})"));
   EXPECT_EQ(numeric->boot_disk_size_gb, 50);

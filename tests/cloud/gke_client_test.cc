@@ -68,16 +68,17 @@ TEST_F(GkeClientTest, NodePoolLifecycle) {
   EXPECT_EQ(size->operation_type, "SET_NODE_POOL_SIZE");
   AwaitDone(*size);
 
-  auto as = gke().SetNodePoolAutoscaling(ref, {true, 1, 4});
+  auto as = gke().SetNodePoolAutoscaling(ref, {true, 1, 4, ""});
   ASSERT_TRUE(as.ok()) << as.status().ToString();
   AwaitDone(*as);
-  auto mg = gke().SetNodePoolManagement(ref, {true, false});
+  // The cluster is in a release channel: auto-upgrade stays on, auto-repair may go.
+  auto mg = gke().SetNodePoolManagement(ref, {false, true});
   ASSERT_TRUE(mg.ok()) << mg.status().ToString();
   AwaitDone(*mg);
   pool = gke().GetNodePool(ref);
   ASSERT_TRUE(pool.ok());
-  EXPECT_EQ(pool->autoscaling, (NodePoolAutoscaling{true, 1, 4}));
-  EXPECT_EQ(pool->management, (NodeManagement{true, false}));
+  EXPECT_EQ(pool->autoscaling, (NodePoolAutoscaling{true, 1, 4, ""}));
+  EXPECT_EQ(pool->management, (NodeManagement{false, true}));
 
   auto del = gke().DeleteNodePool(ref);
   ASSERT_TRUE(del.ok()) << del.status().ToString();
@@ -121,17 +122,27 @@ class SlowGkeClientTest : public GkeClientTest {
   }
 };
 
-TEST_F(SlowGkeClientTest, SecondOperationOnABusyClusterIsIncompatibleAndRetryable) {
+TEST_F(SlowGkeClientTest, SecondOperationOnABusyPoolIsIncompatibleAndRetryable) {
   auto first = gke().CreateNodePool(kCluster, CpuPool("one", 1));
   ASSERT_TRUE(first.ok());
   EXPECT_FALSE(first->done());
-  auto second = gke().CreateNodePool(kCluster, CpuPool("two", 1));
+  // Another pool of the cluster may start at once; the same pool may not.
+  auto other = gke().CreateNodePool(kCluster, CpuPool("two", 1));
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  auto second = gke().DeleteNodePool({kCluster, "one"});
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().http_status, 400);
   EXPECT_EQ(second.error().status, "FAILED_PRECONDITION");
   EXPECT_TRUE(second.error().incompatible_operation()) << second.status().ToString();
   EXPECT_TRUE(second.error().retryable());
-  EXPECT_NE(second.error().message.find("incompatible operation"), std::string::npos);
+  EXPECT_NE(second.error().message.find("Please wait and try again once it is done"), std::string::npos);
+  // Past the cluster's quota of concurrent operations: 429, retryable.
+  for (int i = 3; i <= 5; ++i) ASSERT_TRUE(gke().CreateNodePool(kCluster, CpuPool("p" + std::to_string(i), 1)).ok());
+  auto sixth = gke().CreateNodePool(kCluster, CpuPool("p6", 1));
+  ASSERT_FALSE(sixth.ok());
+  EXPECT_TRUE(sixth.error().rate_limited()) << sixth.status().ToString();
+  EXPECT_EQ(sixth.error().status, "RESOURCE_EXHAUSTED");
+  EXPECT_TRUE(sixth.error().retryable());
 
   // Crash recovery finds the running operation in the project-wide list.
   auto ops = gke().ListOperations("proj-a");

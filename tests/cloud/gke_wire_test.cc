@@ -28,7 +28,7 @@ NodePool FullPool() {
   p.reservation_affinity = ReservationAffinity{"SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", {"res-1"}};
   p.placement_policy = PlacementPolicy{"COMPACT", "4x4", ""};
   p.node_count = 4;
-  p.autoscaling = NodePoolAutoscaling{false, 0, 0};
+  p.autoscaling = NodePoolAutoscaling{false, 0, 0, ""};
   p.management = NodeManagement{true, false};
   p.version = "1.31.1-gke.100";
   p.locations = {"us-east5-b"};
@@ -121,29 +121,43 @@ TEST(GkeWireTest, UpdateBodyUsesWrapperObjects) {
   v.node_version = "1.31.2-gke.1";
   EXPECT_EQ(UpdateNodePoolBody(v), json({{"nodeVersion", "1.31.2-gke.1"}}));
   EXPECT_TRUE(NodePoolUpdate{}.empty());
+  // Disks migrate in place; disk_size_gb is an int64, a string in proto3 JSON.
+  NodePoolUpdate disk;
+  disk.disk_size_gb = 200;
+  disk.disk_type = "pd-ssd";
+  EXPECT_EQ(UpdateNodePoolBody(disk), json({{"diskSizeGb", "200"}, {"diskType", "pd-ssd"}}));
+  NodePoolUpdate zones;
+  zones.locations = std::vector<std::string>{"us-east5-a", "us-east5-b"};
+  EXPECT_FALSE(zones.empty());
+  EXPECT_EQ(UpdateNodePoolBody(zones), json({{"locations", {"us-east5-a", "us-east5-b"}}}));
 }
 
 TEST(GkeWireTest, SetBodies) {
   EXPECT_EQ(SetNodePoolSizeBody(3), json({{"nodeCount", 3}}));
-  EXPECT_EQ(SetNodePoolAutoscalingBody({true, 1, 5}),
+  EXPECT_EQ(SetNodePoolAutoscalingBody({true, 1, 5, ""}),
             json::parse(R"({"autoscaling":{"enabled":true,"minNodeCount":1,"maxNodeCount":5}})"));
-  EXPECT_EQ(SetNodePoolAutoscalingBody({false, 0, 0}), json::parse(R"({"autoscaling":{"enabled":false}})"));
+  EXPECT_EQ(SetNodePoolAutoscalingBody({false, 0, 0, ""}), json::parse(R"({"autoscaling":{"enabled":false}})"));
+  // A multi-host slice scales between 0 and its VMs, in whichever zone has them.
+  EXPECT_EQ(SetNodePoolAutoscalingBody({true, 0, 16, "ANY"}),
+            json::parse(R"({"autoscaling":{"enabled":true,"minNodeCount":0,"maxNodeCount":16,"locationPolicy":"ANY"}})"));
   EXPECT_EQ(SetNodePoolManagementBody({true, false}),
             json::parse(R"({"management":{"autoRepair":true,"autoUpgrade":false}})"));
 }
 
 TEST(GkeWireTest, ClusterListWithEmbeddedPools) {
   auto clusters = ClusterListFromJson(json::parse(R"({"clusters":[
-    {"name":"a","location":"us-east5","status":"RUNNING",
+    {"name":"a","location":"us-east5","status":"RUNNING","releaseChannel":{"channel":"REGULAR"},
      "selfLink":"https://container.googleapis.com/v1/projects/p1/locations/us-east5/clusters/a",
      "nodePools":[{"name":"np1","config":{"machineType":"ct6e-standard-4t","diskSizeGb":100},"initialNodeCount":2,"status":"RUNNING"},
                   {"name":"np2","status":"ERROR","statusMessage":"GCE_STOCKOUT"}]},
-    {"name":"b","zone":"us-central1-a","status":"PROVISIONING"}]})"), "p1");
+    {"name":"b","zone":"us-central1-a","status":"PROVISIONING","releaseChannel":{}}]})"), "p1");
   ASSERT_TRUE(clusters.ok()) << clusters.status().ToString();
   ASSERT_EQ(clusters->size(), 2u);
   const Cluster& a = (*clusters)[0];
   EXPECT_EQ(a.project, "p1");
   EXPECT_EQ(a.location, "us-east5");
+  EXPECT_EQ(a.release_channel, "REGULAR");
+  EXPECT_EQ((*clusters)[1].release_channel, "") << "no channel";
   ASSERT_EQ(a.node_pools.size(), 2u);
   EXPECT_EQ(a.node_pools[0].node_count, 2);
   EXPECT_EQ(a.node_pools[0].disk_size_gb, 100);

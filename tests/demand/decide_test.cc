@@ -25,7 +25,7 @@ manifest::DemandPolicy Policy() {
   return p;
 }
 
-const ClusterRef kCluster{"proj", "us-east5-b", "c1"};
+const ClusterRef kCluster{"proj", "us-east5-b", "c1", ""};
 
 LeaderPod Leader(const std::string& jobset, const std::string& key, const std::string& acc,
                  const std::string& topo, int tpu, const std::string& ns = "ml") {
@@ -93,6 +93,10 @@ TEST(BuildSliceTest, LabelsOwnershipAndCapacity) {
   EXPECT_EQ(owner->Key(), "ml/train");
   EXPECT_EQ(owner->job_key, kKey);
   EXPECT_FALSE(s->pool.management->auto_upgrade);
+  // In a release channel auto-upgrade cannot be off: GKE's defaults apply.
+  ClusterRef channel = kCluster;
+  channel.release_channel = "REGULAR";
+  EXPECT_FALSE(BuildSlice(p, channel, l)->pool.management);
 
   l.spot = false;
   l.reservation = "res-a";
@@ -123,7 +127,7 @@ TEST(BuildSliceTest, RefusalsSayWhy) {
       {Policy(), kCluster, Leader("t", kKey, "tpu-v6e-slice", "4x4", 2), "google.com/tpu request 2 matches no v6e machine type"},
       {Policy(), kCluster, Leader("t", kKey, "tpu-v6e-slice", "3x5", 4), "3x5"},
       {Policy(), kCluster, Leader("t", kKey, "tpu-v9", "4x4", 4), "unknown TPU accelerator"},
-      {Policy(), {"proj", "us-east5", "c1"}, Leader("t", kKey, "tpu-v6e-slice", "4x4", 4), "spec.demand.zone is not set"},
+      {Policy(), {"proj", "us-east5", "c1", ""}, Leader("t", kKey, "tpu-v6e-slice", "4x4", 4), "spec.demand.zone is not set"},
   };
   for (const auto& c : cases) {
     auto s = BuildSlice(c.policy, c.cluster, c.leader);

@@ -161,7 +161,7 @@ inline apply::ApplyReport DemandFixture::Pass(Decision* decision) {
   Decision d = controller_->Plan(target_, *live);
   plan::Plan p;
   plan::TargetPlan tp;
-  tp.key = DemandTargetKey({kProject, kZone, kClusterName});
+  tp.key = DemandTargetKey({kProject, kZone, kClusterName, ""});
   tp.project = kProject;
   tp.cluster = kClusterName;
   tp.location = kZone;

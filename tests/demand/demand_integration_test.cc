@@ -171,7 +171,7 @@ TEST_F(DemandIntegrationTest, ErrorPoolFromAStockoutIsCollectedAndRetried) {
   // An ERROR pool left behind (made here directly, as a killed run would).
   cloud::RefreshOptions ro;
   auto live = cloud_->Refresh({kProject}, ro);
-  auto slice = BuildSlice(*target_.policy.demand, {kProject, kZone, kClusterName},
+  auto slice = BuildSlice(*target_.policy.demand, {kProject, kZone, kClusterName, "REGULAR"},
                           *ParseLeader(*kube_->client->Get(kube::resources::kPods, "ml", "train-slice-0-0")));
   ASSERT_TRUE(slice.ok());
   auto op = cloud_->gke().CreateNodePool({kProject, kZone, kClusterName}, slice->pool);
@@ -197,12 +197,13 @@ TEST_F(DemandIntegrationTest, ErrorPoolFromAStockoutIsCollectedAndRetried) {
   EXPECT_EQ(ScheduleAndRun(), 4);
 }
 
-// A git-declared create and a demand-driven create for the same cluster in one
-// executor run share the cluster's lane: the emulator rejects a second
-// node-pool operation on a busy cluster with 400, and none comes. The control
-// shows that two overlapping creates do get that 400.
-TEST_F(DemandIntegrationTest, GitAndDemandChangesOnOneClusterNeverOverlap) {
-  // Control: two creates at once, outside the executor.
+// A git-declared create and demand-driven creates for the same cluster in one
+// executor run go together (GKE runs operations on different pools of a
+// cluster at once), and never two on one pool: the emulator rejects a second
+// operation on a busy pool with 400, and none comes. The control shows that a
+// second operation on a busy pool does get that 400.
+TEST_F(DemandIntegrationTest, GitAndDemandChangesOnOneClusterNeverOverlapOnAPool) {
+  // Control: a create and, at once, a delete of the same pool, outside the executor.
   auto slice = [&](const std::string& name) {
     cloud::NodePool p;
     p.name = name;
@@ -212,9 +213,9 @@ TEST_F(DemandIntegrationTest, GitAndDemandChangesOnOneClusterNeverOverlap) {
     return p;
   };
   ASSERT_TRUE(cloud_->gke().CreateNodePool({kProject, kZone, kClusterName}, slice("control-a")).ok());
-  auto second = cloud_->gke().CreateNodePool({kProject, kZone, kClusterName}, slice("control-b"));
+  auto second = cloud_->gke().DeleteNodePool({{kProject, kZone, kClusterName}, "control-a"});
   EXPECT_FALSE(second.ok());
-  EXPECT_GE(transport_->client_errors.load(), 1) << "the emulator's incompatible-operation rule";
+  EXPECT_GE(transport_->client_errors.load(), 1) << "the emulator's one-operation-per-pool rule";
   ASSERT_TRUE(Eventually([&] { auto p = LivePools(); return p.count("control-a") && p["control-a"].status == "RUNNING"; }));
   int errors_before = transport_->client_errors.load();
 

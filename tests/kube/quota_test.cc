@@ -62,6 +62,20 @@ TEST(ComputeQuotaTest, SlicesTimesChipsAndReadiness) {
   EXPECT_EQ(FlavorName(c, "tpu-v5-lite-podslice", "2x4"), "v5e-2x4");
 }
 
+// A slice that scales from 0 is possible capacity: its chips are quota in
+// both modes (a ready-mode queue that waited for its nodes would never admit
+// the workload that makes the autoscaler bring them up), and the report says so.
+TEST(ComputeQuotaTest, AnAutoscaledSliceIsPossibleCapacity) {
+  auto zero = Pool("zero", "v5e", "4x4", 1);
+  zero.autoscaling = manifest::Autoscaling{true, 0, 4};
+  KueueConfig c = Config(QuotaMode::kReady);
+  auto flavors = ComputeQuota(testing::Target({zero}), {}, c);
+  ASSERT_EQ(flavors.size(), 1u);
+  EXPECT_EQ(flavors[0].declared_chips, 16);
+  EXPECT_EQ(flavors[0].possible_chips, 16);
+  EXPECT_EQ(flavors[0].nominal_quota, 16) << "no node is up, yet the slice can be";
+}
+
 TEST(QuotaSyncTest, FlavorsAndQuotaFromTargetsThenASliceMore) {
   testing::Cluster c;
   QuotaSync sync(*c.client, Config());

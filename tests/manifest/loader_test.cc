@@ -51,8 +51,8 @@ TEST(LoaderTest, DerivesShapeAndDefaults) {
   EXPECT_TRUE(p.shape.multi_host);
   EXPECT_EQ(p.slices, 1);
   EXPECT_EQ(p.capacity.type, CapacityType::kOnDemand);
-  EXPECT_TRUE(p.management.auto_repair);
-  EXPECT_FALSE(p.management.auto_upgrade);
+  EXPECT_FALSE(p.management) << "left out: GKE's defaults, nothing sent";
+  EXPECT_FALSE(p.autoscaled());
   EXPECT_EQ(p.where.file, "deploy/my-project/c1/pools.yaml");
   EXPECT_EQ(p.where.line, 2);
   EXPECT_EQ(p.PoolName(0), "train-0");
@@ -74,6 +74,33 @@ TEST(LoaderTest, TakesPoolLocationFromAZonalCluster) {
   ASSERT_EQ(t.pools.size(), 2u);
   EXPECT_EQ(t.pools[0].location, "us-west4-a");
   EXPECT_EQ(t.pools[1].location, "us-west4-b");
+}
+
+// A multi-host slice's autoscaling is the whole slice, 0 ↔ its VMs; flex-start
+// pools get that sizing without asking; management keeps where autoUpgrade is.
+TEST(LoaderTest, AutoscaledSlicesFlexStartAndManagement) {
+  FakeTree tree;
+  tree.Write("deploy/my-project/c1/pools.yaml",
+             Pool("zero") + "  autoscaling: {}\n---\n" +
+                 Pool("flex") + "  capacity: {type: flexStart}\n---\n" +
+                 Pool("managed") + "  management:\n    autoRepair: false\n    autoUpgrade: false\n");
+  Repo repo = LoadRepo(tree);
+  ASSERT_EQ(ErrorLines(repo), std::vector<std::string>{});
+  const auto& pools = repo.targets[0].pools;
+  ASSERT_EQ(pools.size(), 3u);
+  ASSERT_TRUE(pools[0].autoscaled());
+  EXPECT_EQ(pools[0].autoscaling->min_node_count, 0);
+  EXPECT_EQ(pools[0].autoscaling->max_node_count, 8) << "a 4x8 slice of ct5lp-hightpu-4t has 8 VMs";
+  EXPECT_EQ(pools[0].node_count, 8) << "what it may scale to: possible capacity";
+  ASSERT_TRUE(pools[1].autoscaled());
+  EXPECT_EQ(pools[1].autoscaling->max_node_count, 8);
+  EXPECT_FALSE(pools[1].management) << "auto-repair off is the planner's to send";
+  ASSERT_TRUE(pools[2].management);
+  EXPECT_EQ(pools[2].management->auto_repair, false);
+  EXPECT_EQ(pools[2].management->auto_upgrade, false);
+  EXPECT_EQ(pools[2].management->auto_upgrade_at.file, "deploy/my-project/c1/pools.yaml");
+  EXPECT_EQ(pools[2].management->auto_upgrade_at.line, 28);
+  EXPECT_EQ(pools[2].management->auto_upgrade_at.column, 5);
 }
 
 TEST(LoaderTest, ReportsEveryErrorAndBlocksOnlyBrokenTargets) {

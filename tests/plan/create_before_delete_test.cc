@@ -99,8 +99,9 @@ TEST(CreateBeforeDeleteTest, ReplacementGetsTheTemporaryNameAndTheSlotLabel) {
   EXPECT_EQ(a.node_pool->name, want);
   EXPECT_EQ(a.node_pool->resource_labels->at(kSlotLabel), "serve-0");
   EXPECT_EQ(a.node_pool->resource_labels->at(cloud::kManagedLabel), "true");
-  EXPECT_EQ(a.reason, "immutable fields changed; the replacement " + want +
-                          " is created before serve-0 is deleted");
+  EXPECT_EQ(a.reason, "replaced because config.machineType cannot change in place (a TPU slice's shape is "
+                      "fixed when its pool is created); the new pool must obtain its TPU capacity again; the "
+                      "replacement " + want + " is created before serve-0 is deleted");
   // The saved plan keeps the name (apply FILE executes exactly this).
   auto back = PlanFromJson(PlanToJson(plan));
   ASSERT_TRUE(back.ok()) << back.status().ToString();

@@ -282,10 +282,36 @@ spec:
   ExpectReadOnly();
 }
 
-TEST_F(PlanE2ETest, ImmutableFieldIsAReplace) {
+// UpdateNodePoolRequest migrates the nodes to a new disk size or type: an
+// update in place, never a replace that would give the slices' TPUs up.
+TEST_F(PlanE2ETest, ADiskChangeIsAnUpdateInPlace) {
   SeedFromRepo();
   std::string v5p = kV5p;
-  v5p.replace(v5p.find("diskType: pd-balanced"), 21, "diskType: pd-ssd");
+  v5p.replace(v5p.find("diskType: pd-balanced"), 21, "diskType: pd-balanced\n    diskSizeGb: 200");
+  Write("deploy/proj-e2e/c/train.yaml", v5p);
+  json plan = PlanJson("", 2);
+  EXPECT_EQ(Steps(plan, "proj-e2e/c"), (std::vector<std::string>{"update train-0", "update train-1",
+                                                           "update train-2", "update train-3"}));
+  EXPECT_EQ(plan["summary"]["replace"], 0);
+  for (const auto& a : Target(plan, "proj-e2e/c")["actions"]) {
+    if (a["resource"]["name"].get<std::string>().rfind("train-", 0) != 0) continue;
+    EXPECT_EQ(a["updateCalls"], json::array({"updateNodePool"})) << a.dump();
+    EXPECT_EQ(a["nodePool"]["diskSizeGb"], 200);
+  }
+  ExpectReadOnly();
+
+  BinaryRun text = RunPlan("--no-color");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("~ nodePool \"train-0\""), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("config.diskSizeGb: 100 → 200"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("-/+"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Plan: 0 to create, 4 to update, 0 to replace, 0 to delete."), std::string::npos);
+}
+
+TEST_F(PlanE2ETest, ImmutableFieldIsAReplaceThatSaysWhy) {
+  SeedFromRepo();
+  std::string v5p = kV5p;
+  v5p.replace(v5p.find("  nodeConfig:"), 13, "  capacity:\n    type: spot\n  nodeConfig:");
   Write("deploy/proj-e2e/c/train.yaml", v5p);
   json plan = PlanJson("", 2);
   EXPECT_EQ(Steps(plan, "proj-e2e/c"), (std::vector<std::string>{"replace train-0", "replace train-1",
@@ -298,8 +324,11 @@ TEST_F(PlanE2ETest, ImmutableFieldIsAReplace) {
   EXPECT_NE(text.out.find("-/+ nodePool \"train-0\"  [-16 chips, -4 hosts, +16 chips, +4 hosts, multi-host]"),
             std::string::npos)
       << text.out;
-  EXPECT_NE(text.out.find("config.diskType: \"pd-balanced\" → \"pd-ssd\"  # forces replacement"),
-            std::string::npos);
+  EXPECT_NE(text.out.find("config.spot: false → true  # forces replacement"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(replaced because config.spot cannot change in place (the capacity type is fixed "
+                          "when a pool is created); the new pool must obtain its TPU capacity again)"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("Plan: 0 to create, 0 to update, 4 to replace, 0 to delete."), std::string::npos);
 }
 
@@ -443,7 +472,8 @@ spec:
   targetSizePolicyMode: "BULK"
   instanceConfig:
     machineType: tpu7x-standard-4t
-    provisioningModel: SPOT
+    provisioningModel: RESERVATION_BOUND
+    reservation: res-e2e
     image: )" + image + "\n";
 }
 

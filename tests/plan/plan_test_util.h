@@ -76,7 +76,8 @@ inline cloud::NodePool AsReported(cloud::NodePool p) {
   if (!p.reservation_affinity) p.reservation_affinity = cloud::ReservationAffinity{"NO_RESERVATION", "", {}};
   if (!p.version) p.version = "1.30.5-gke.1014001";
   else p.version = *p.version + ".5-gke.1014001";
-  if (!p.autoscaling) p.autoscaling = cloud::NodePoolAutoscaling{false, 0, 0};
+  if (!p.autoscaling) p.autoscaling = cloud::NodePoolAutoscaling{false, 0, 0, ""};
+  if (!p.management) p.management = cloud::NodeManagement{true, true};  // GKE's defaults
   p.status = "RUNNING";
   p.self_link = "https://container.googleapis.com/v1/projects/p/locations/us-central2/clusters/c/nodePools/" + p.name;
   return p;

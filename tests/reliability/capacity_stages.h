@@ -5,7 +5,7 @@
 //
 //   stage 0  creates   a (v6e 2x2, 2 slices), b (v6e 4x4, multi-host), s (v6e 1x1, 1 node), group g
 //   stage 1  resizes   a → 3 slices (a create), s → 2 nodes (setSize), b gets a label (update)
-//   stage 2  replaces  b's disk size changes (replace), g's image changes (new template, BULK MIG replaced)
+//   stage 2  replaces  b becomes spot (replace), g's image changes (new template, BULK MIG replaced)
 //   stage 3  deletes   a → 1 slice, s removed, the gce directory removed (needs --allow-mass-delete)
 //
 // Each stage lists what must exist when it has converged, and which existing
@@ -40,7 +40,8 @@ inline std::string NodeGroup(const std::string& image) {
   return "apiVersion: tpu.google.com/v1alpha1\nkind: TPUNodeGroup\nmetadata:\n  name: g\nspec:\n"
          "  project: proj-rel\n  nodeLocation: us-central2-b\n  nodeCount: 2\n  topology: 2x2x2\n"
          "  targetSizePolicyMode: \"BULK\"\n  instanceConfig:\n    machineType: tpu7x-standard-4t\n"
-         "    provisioningModel: SPOT\n    image: projects/proj-rel/global/images/" + image + "\n";
+         "    provisioningModel: RESERVATION_BOUND\n    reservation: res-rel\n"
+         "    image: projects/proj-rel/global/images/" + image + "\n";
 }
 
 inline std::string GkeCluster() {
@@ -57,8 +58,9 @@ inline std::vector<Stage> CapacityStages(bool gke_resize = true) {
   const std::string group = "deploy/proj-rel/gce/group.yaml";
   const std::string b_plain = V6ePool("b", "4x4", "");
   const std::string b_labelled = V6ePool("b", "4x4", "  nodeConfig:\n    labels:\n      team: research\n");
-  const std::string b_bigger_disk =
-      V6ePool("b", "4x4", "  nodeConfig:\n    labels:\n      team: research\n    diskSizeGb: 200\n");
+  // A pool's capacity type is fixed when it is created: a change is a replace.
+  const std::string b_spot =
+      V6ePool("b", "4x4", "  capacity:\n    type: spot\n  nodeConfig:\n    labels:\n      team: research\n");
   std::vector<Stage> stages;
   stages.push_back({"creates",
                     {{cluster, GkeCluster()},
@@ -78,7 +80,7 @@ inline std::vector<Stage> CapacityStages(bool gke_resize = true) {
                     1, 1, {}});
   stages.push_back({"replaces",
                     {{cluster, GkeCluster()},
-                     {pools, V6ePool("a", "2x2", "  slices: 3\n") + "---\n" + b_bigger_disk + "---\n" +
+                     {pools, V6ePool("a", "2x2", "  slices: 3\n") + "---\n" + b_spot + "---\n" +
                                  s_pool},
                      {group, NodeGroup("image-2")}},
                     {{"gke:gke/a-0", 1}, {"gke:gke/a-1", 1}, {"gke:gke/a-2", 1}, {"gke:gke/b-0", 4},
@@ -86,7 +88,7 @@ inline std::vector<Stage> CapacityStages(bool gke_resize = true) {
                     1, 1, {"gke:gke/b-0", "mig:g"}});
   stages.push_back({"deletes",
                     {{cluster, GkeCluster()},
-                     {pools, V6ePool("a", "2x2", "  slices: 1\n") + "---\n" + b_bigger_disk}},
+                     {pools, V6ePool("a", "2x2", "  slices: 1\n") + "---\n" + b_spot}},
                     {{"gke:gke/a-0", 1}, {"gke:gke/b-0", 4}},
                     0, 0, {}});
   return stages;

@@ -1,6 +1,7 @@
 // Compute routes of the cloud emulator over HTTP: workload policies, instance
 // templates, managed instance groups (insert/get/delete/resize), lists and
-// aggregated lists with paging, and zone/region/global operations with wait.
+// aggregated lists with paging, and zone/region/global operations with wait;
+// a MIG's workload policy and bulk mode's provisioning models.
 #include "sim_test_util.h"
 
 namespace tpu::sim::testing {
@@ -26,11 +27,16 @@ class ComputeTest : public EmulatorTest {
     EXPECT_EQ(r.body["operationType"], "insert");
     return Wait(r.body);
   }
-  void MakeTemplate(const std::string& name) {
+  void MakeTemplate(const std::string& name, const std::string& model = "RESERVATION_BOUND") {
     Insert("/global/instanceTemplates",
            {{"name", name},
             {"properties", {{"machineType", "tpu7x-standard-4t"},
-                            {"scheduling", {{"provisioningModel", "SPOT"}}}}}});
+                            {"scheduling", {{"provisioningModel", model}}}}}});
+  }
+  static void ExpectInvalid(const HttpResult& r, const std::string& message) {
+    EXPECT_EQ(r.status, 400) << r.raw;
+    EXPECT_EQ(r.body["error"]["status"], "INVALID_ARGUMENT") << r.raw;
+    EXPECT_EQ(r.body["error"]["message"], message) << r.raw;
   }
 };
 
@@ -184,6 +190,63 @@ TEST_F(ComputeTest, UnknownFieldsAndBadEnumsAreRejected) {
                    {"targetSizePolicy", {{"mode", "ALL_AT_ONCE"}}}});
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(http_->Post(kBase + "/global/instanceTemplates", {{"name", "Bad_Name"}, {"properties", {{"machineType", "x"}}}}).status, 400);
+}
+
+// The workload policy belongs on the MIG (InstanceGroupManagerResourcePolicies
+// in compute.proto); a template names instance policies, never by URL.
+TEST_F(ComputeTest, TheWorkloadPolicyGoesOnTheGroupNotTheTemplate) {
+  Insert("/regions/us-central1/resourcePolicies",
+         {{"name", "wp"}, {"workloadPolicy", {{"type", "HIGH_THROUGHPUT"}, {"acceleratorTopology", "2x2x2"},
+                                              {"acceleratorTopologyMode", "AUTO_CONNECT"}}}});
+  EXPECT_EQ(http_->Get(kBase + "/regions/us-central1/resourcePolicies/wp").body["workloadPolicy"]["acceleratorTopologyMode"],
+            "AUTO_CONNECT");
+  auto url_in_template = http_->Post(
+      kBase + "/global/instanceTemplates",
+      {{"name", "t-url"},
+       {"properties", {{"machineType", "tpu7x-standard-4t"},
+                       {"resourcePolicies", {"projects/p1/regions/us-central1/resourcePolicies/wp"}}}}});
+  ExpectInvalid(url_in_template,
+                "Invalid value for field 'resource.properties.resourcePolicies[0]': "
+                "'projects/p1/regions/us-central1/resourcePolicies/wp'. Instance templates name resource "
+                "policies, not their URLs.");
+  MakeTemplate("tmpl");
+  json mig = {{"name", "mig"}, {"instanceTemplate", "global/instanceTemplates/tmpl"}, {"targetSize", 2},
+              {"targetSizePolicy", {{"mode", "BULK"}}},
+              {"resourcePolicies", {{"workloadPolicy", "projects/p1/regions/us-central1/resourcePolicies/wp"}}}};
+  Insert("/zones/us-central1-a/instanceGroupManagers", mig);
+  EXPECT_EQ(http_->Get(kBase + "/zones/us-central1-a/instanceGroupManagers/mig").body["resourcePolicies"],
+            json({{"workloadPolicy", "projects/p1/regions/us-central1/resourcePolicies/wp"}}));
+  mig["name"] = "mig2";
+  mig["resourcePolicies"]["workloadPolicy"] = "projects/p1/regions/us-central1/resourcePolicies/none";
+  ExpectInvalid(http_->Post(kBase + "/zones/us-central1-a/instanceGroupManagers", mig),
+                "Invalid value for field 'resource.resourcePolicies.workloadPolicy': "
+                "'projects/p1/regions/us-central1/resourcePolicies/none'. The referenced workload policy "
+                "does not exist.");
+  auto mode = http_->Post(kBase + "/regions/us-central1/resourcePolicies",
+                          {{"name", "wp2"}, {"workloadPolicy", {{"type", "HIGH_THROUGHPUT"},
+                                                                {"acceleratorTopologyMode", "STATIC"}}}});
+  EXPECT_EQ(mode.status, 400) << "acceleratorTopologyMode is AUTO_CONNECT or PROVISION_ONLY";
+}
+
+// "Bulk mode in MIGs is only supported with instance templates that specify
+// either a reservation-bound or flex-start provisioning model."
+TEST_F(ComputeTest, BulkModeTakesReservationBoundOrFlexStartTemplatesOnly) {
+  for (const char* model : {"SPOT", "STANDARD"}) {
+    const std::string name = std::string("t-") + (model[1] == 'P' ? "spot" : "standard");
+    MakeTemplate(name, model);
+    json mig = {{"name", "m-" + name}, {"instanceTemplate", "global/instanceTemplates/" + name},
+                {"targetSize", 2}, {"targetSizePolicy", {{"mode", "BULK"}}}};
+    ExpectInvalid(http_->Post(kBase + "/zones/us-central1-a/instanceGroupManagers", mig),
+                  std::string("Invalid value for field 'resource.targetSizePolicy.mode': 'BULK'. Bulk "
+                              "mode requires an instance template with provisioning model "
+                              "RESERVATION_BOUND or FLEX_START, got ") + model + ".");
+    mig["targetSizePolicy"]["mode"] = "INDIVIDUAL";
+    Insert("/zones/us-central1-a/instanceGroupManagers", mig);
+  }
+  MakeTemplate("t-flex", "FLEX_START");
+  Insert("/zones/us-central1-a/instanceGroupManagers",
+         {{"name", "m-flex"}, {"instanceTemplate", "global/instanceTemplates/t-flex"}, {"targetSize", 2},
+          {"targetSizePolicy", {{"mode", "BULK"}}}});
 }
 
 }  // namespace

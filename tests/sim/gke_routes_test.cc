@@ -1,6 +1,7 @@
 // GKE routes of the cloud emulator over HTTP: clusters, node pools, updates
-// with wrapper objects, setSize/setAutoscaling/setManagement, operations, the
-// one-operation-per-cluster rule, defaults, TPU validation and error bodies.
+// with wrapper objects, setSize/setAutoscaling/setManagement, operations,
+// defaults, TPU validation and error bodies. Concurrency and the pool rules
+// of issue 15 have their own files (gke_concurrency_test, gke_pool_rules_test).
 #include "sim_test_util.h"
 
 namespace tpu::sim::testing {
@@ -10,7 +11,7 @@ using GkeTest = EmulatorTest;
 
 TEST_F(GkeTest, CreateClusterRunsAnOperationAndListsAcrossLocations) {
   auto r = http_->Post("/v1/projects/p1/locations/europe-west4/clusters",
-                       {{"cluster", {{"name", "c2"}}}});
+                       {{"cluster", {{"name", "c2"}, {"autopilot", {{"enabled", true}}}}}});
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_EQ(r.body["operationType"], "CREATE_CLUSTER");
   EXPECT_EQ(r.body["status"], "PENDING");
@@ -31,7 +32,8 @@ TEST_F(GkeTest, CreateClusterRunsAnOperationAndListsAcrossLocations) {
   EXPECT_TRUE(found) << all.raw;
   EXPECT_EQ(http_->Get("/v1/projects/other/locations/-/clusters").body, json::object());
 
-  auto dup = http_->Post("/v1/projects/p1/locations/europe-west4/clusters", {{"cluster", {{"name", "c2"}}}});
+  auto dup = http_->Post("/v1/projects/p1/locations/europe-west4/clusters",
+                         {{"cluster", {{"name", "c2"}, {"initialNodeCount", 1}}}});
   EXPECT_EQ(dup.status, 409);
 }
 
@@ -98,27 +100,6 @@ TEST_F(GkeTest, AlreadyExistsAndNotFoundBodies) {
   EXPECT_EQ(http_->Get("/v1/projects/p1/locations/us-central1-a/operations/operation-1-0").status, 404);
 }
 
-TEST_F(GkeTest, OneNodePoolOperationPerClusterAtATime) {
-  CloudEmulatorOptions o = FastOptions();
-  o.op_latency_ms = {{"default", 20}, {"CREATE_NODE_POOL", 3000}};
-  StartWith(o);
-  auto first = http_->Post(Pools(), {{"nodePool", V6ePool("a")}});
-  ASSERT_EQ(first.status, 200);
-  auto second = http_->Post(Pools(), {{"nodePool", V6ePool("b")}});
-  EXPECT_EQ(second.status, 400);
-  EXPECT_EQ(second.body["error"]["status"], "FAILED_PRECONDITION");
-  EXPECT_EQ(second.body["error"]["message"],
-            "Cluster is running incompatible operation " + first.body["name"].get<std::string>() + ".");
-  // Another cluster is not blocked.
-  ASSERT_TRUE(emu_->EnsureCluster("p1", "us-central1-a", "c9").ok());
-  EXPECT_EQ(http_->Post(Pools("c9"), {{"nodePool", V6ePool("b")}}).status, 200);
-  // The running operation is listed, for a client that restarts and must wait for it.
-  auto ops = http_->Get("/v1/projects/p1/locations/-/operations").body["operations"];
-  int running = 0;
-  for (const auto& op : ops) running += op["status"] != "DONE";
-  EXPECT_EQ(running, 2);
-}
-
 TEST_F(GkeTest, OperationsMovePendingRunningDone) {
   CloudEmulatorOptions o = FastOptions();
   o.op_latency_ms = {{"default", 400}};
@@ -178,11 +159,11 @@ TEST_F(GkeTest, SetSizeAutoscalingManagement) {
   EXPECT_EQ(http_->Get(Pools() + "/single").body["autoscaling"]["maxNodeCount"], 4);
 
   r = http_->Post(Pools() + "/single:setManagement",
-                  {{"management", {{"autoUpgrade", false}, {"autoRepair", true}}}});
+                  {{"management", {{"autoUpgrade", true}, {"autoRepair", false}}}});
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_EQ(r.body["operationType"], "SET_NODE_POOL_MANAGEMENT");
   WaitGke(r.body);
-  EXPECT_EQ(http_->Get(Pools() + "/single").body["management"]["autoUpgrade"], false);
+  EXPECT_EQ(http_->Get(Pools() + "/single").body["management"]["autoRepair"], false);
 }
 
 TEST_F(GkeTest, MultiHostTpuPoolsRejectSetSize) {

@@ -73,7 +73,7 @@ async function gce() {
     name: 'wp', workloadPolicy: {type: 'HIGH_THROUGHPUT', acceleratorTopology: '2x2x2'}}});
   await done(op);
   [op] = await templates.insert({project: 'gp', instanceTemplateResource: {
-    name: 'tmpl', properties: {machineType: 'tpu7x-standard-4t', scheduling: {provisioningModel: 'SPOT'}}}});
+    name: 'tmpl', properties: {machineType: 'tpu7x-standard-4t', scheduling: {provisioningModel: 'RESERVATION_BOUND'}}}});
   await done(op);
   [op] = await migs.insert({project: 'gp', zone: 'us-central1-a', instanceGroupManagerResource: {
     name: 'mig', instanceTemplate: 'global/instanceTemplates/tmpl', targetSize: 2,

@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" "$@" >/dev/null
-cmake --build "$BUILD_DIR" -j"${JOBS:-$(nproc)}"
+# TARGET=tpu-provisioner builds the binary alone (the quickstart).
+cmake --build "$BUILD_DIR" -j"${JOBS:-$(nproc)}" ${TARGET:+--target "$TARGET"}

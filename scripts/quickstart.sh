@@ -6,9 +6,11 @@
 # each time the quickstart runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/build.sh
+# Only what the binary needs: no test frameworks, no npm, and only the
+# tpu-provisioner target (scripts/test.sh builds and runs everything).
+scripts/setup.sh --binary-only
 BUILD_DIR=${BUILD_DIR:-build}
+TARGET=tpu-provisioner scripts/build.sh -DTPU_BUILD_TESTS=OFF -DTPU_BUILD_BENCH=OFF
 bin=$BUILD_DIR/bin/tpu-provisioner
 state=$BUILD_DIR/quickstart-sim.json
 rm -f "$state"

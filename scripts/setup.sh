@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Installs what tpu-provisioner needs to build and test on Debian bookworm (run as root).
 # Idempotent: packages already present are not fetched again.
+#   scripts/setup.sh               everything the tests need
+#   scripts/setup.sh --binary-only what building bin/tpu-provisioner needs (the quickstart):
+#                                  no test frameworks, no clang, no npm, no kubectl
 set -euo pipefail
 cd "$(dirname "$0")/.."
+binary_only=0
+[ "${1:-}" = "--binary-only" ] && binary_only=1
 
 PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
   libyaml-cpp-dev libgit2-dev libcurl4-openssl-dev libssl-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev libcpp-httplib-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libvterm-dev
-  clang libclang-rt-14-dev zsh
-  nodejs npm
 )
+if ((!binary_only)); then
+  PACKAGES+=(
+    libgtest-dev libgmock-dev libbenchmark-dev libvterm-dev
+    clang libclang-rt-14-dev zsh
+    nodejs npm
+  )
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,6 +46,8 @@ if [ ! -f .deps/valijson/usr/include/valijson/validator.hpp ] && [ ! -f /usr/inc
      { apt-get update -qq && apt-get download libvalijson-dev >/dev/null; })
   dpkg-deb -x .deps/download/libvalijson-dev_*.deb .deps/valijson
 fi
+
+((binary_only)) && exit 0
 
 # The real API definitions (GKE cluster_service.proto, Compute compute.proto)
 # for the emulator's conformance test, with protobufjs (via google-gax) to read them.

@@ -80,6 +80,22 @@ json NodePoolToJson(const NodePool& p) {
     if (!p.reservation_affinity->values.empty()) ra["values"] = p.reservation_affinity->values;
     config["reservationAffinity"] = ra;
   }
+  if (p.secure_boot || p.integrity_monitoring) {
+    json sh = json::object();
+    if (p.secure_boot) sh["enableSecureBoot"] = *p.secure_boot;
+    if (p.integrity_monitoring) sh["enableIntegrityMonitoring"] = *p.integrity_monitoring;
+    config["shieldedInstanceConfig"] = sh;
+  }
+  if (p.boot_disk_kms_key) config["bootDiskKmsKey"] = *p.boot_disk_kms_key;
+  if (!p.secondary_boot_disks.empty()) {
+    json disks = json::array();
+    for (const auto& d : p.secondary_boot_disks) {
+      json dj = {{"diskImage", d.disk_image}};
+      if (!d.mode.empty()) dj["mode"] = d.mode;
+      disks.push_back(dj);
+    }
+    config["secondaryBootDisks"] = disks;
+  }
 
   json j = {{"name", p.name}, {"config", config}};
   if (p.node_count > 0) j["initialNodeCount"] = p.node_count;
@@ -91,6 +107,14 @@ json NodePoolToJson(const NodePool& p) {
     j["placementPolicy"] = pp;
   }
   if (p.autoscaling) j["autoscaling"] = AutoscalingJson(*p.autoscaling);
+  // int64 in proto3 JSON: a decimal string.
+  if (p.max_pods_per_node) j["maxPodsConstraint"] = {{"maxPodsPerNode", std::to_string(*p.max_pods_per_node)}};
+  if (!p.additional_node_networks.empty()) {
+    json nets = json::array();
+    for (const auto& n : p.additional_node_networks)
+      nets.push_back({{"network", n.network}, {"subnetwork", n.subnetwork}});
+    j["networkConfig"] = {{"additionalNodeNetworkConfigs", nets}};
+  }
   if (p.management) {
     j["management"] = {{"autoRepair", p.management->auto_repair}, {"autoUpgrade", p.management->auto_upgrade}};
   }
@@ -129,6 +153,30 @@ Result<NodePool> NodePoolFromJson(const json& j) {
       r.String(*ra, "key", &a.key);
       r.Strings(*ra, "values", &a.values);
       p.reservation_affinity = std::move(a);
+    }
+    if (const json* sh = r.Object(*c, "shieldedInstanceConfig")) {
+      r.Bool(*sh, "enableSecureBoot", &p.secure_boot);
+      r.Bool(*sh, "enableIntegrityMonitoring", &p.integrity_monitoring);
+    }
+    r.String(*c, "bootDiskKmsKey", &p.boot_disk_kms_key);
+    if (const json* disks = r.Array(*c, "secondaryBootDisks")) {
+      for (const auto& d : *disks) {
+        SecondaryBootDisk disk;
+        r.String(d, "diskImage", &disk.disk_image);
+        r.String(d, "mode", &disk.mode);
+        p.secondary_boot_disks.push_back(std::move(disk));
+      }
+    }
+  }
+  if (const json* mp = r.Object(j, "maxPodsConstraint")) r.Int(*mp, "maxPodsPerNode", &p.max_pods_per_node);
+  if (const json* nc = r.Object(j, "networkConfig")) {
+    if (const json* nets = r.Array(*nc, "additionalNodeNetworkConfigs")) {
+      for (const auto& n : *nets) {
+        AdditionalNodeNetwork net;
+        r.String(n, "network", &net.network);
+        r.String(n, "subnetwork", &net.subnetwork);
+        p.additional_node_networks.push_back(std::move(net));
+      }
     }
   }
   r.Int(j, "initialNodeCount", &p.node_count);

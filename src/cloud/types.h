@@ -55,6 +55,21 @@ struct NodeManagement {
   bool operator==(const NodeManagement&) const = default;
 };
 
+// NodeConfig.secondaryBootDisks[]: a disk image attached to each node, e.g.
+// mode CONTAINER_IMAGE_CACHE to preload container images.
+struct SecondaryBootDisk {
+  std::string disk_image;  // "projects/P/global/images/I"
+  std::string mode;        // CONTAINER_IMAGE_CACHE | MODE_UNSPECIFIED
+  bool operator==(const SecondaryBootDisk&) const = default;
+};
+
+// NodeNetworkConfig.additionalNodeNetworkConfigs[]: another VPC's NIC per node.
+struct AdditionalNodeNetwork {
+  std::string network;
+  std::string subnetwork;
+  bool operator==(const AdditionalNodeNetwork&) const = default;
+};
+
 // A GKE node pool (container.v1 NodePool, the fields we read or write).
 struct NodePool {
   std::string name;
@@ -73,6 +88,13 @@ struct NodePool {
   bool spot = false;
   std::optional<ReservationAffinity> reservation_affinity;
   bool flex_start = false;
+  std::optional<bool> secure_boot;           // shieldedInstanceConfig.enableSecureBoot
+  std::optional<bool> integrity_monitoring;  // shieldedInstanceConfig.enableIntegrityMonitoring
+  std::optional<std::string> boot_disk_kms_key;  // bootDiskKmsKey: projects/P/locations/L/keyRings/R/cryptoKeys/K
+  std::vector<SecondaryBootDisk> secondary_boot_disks;
+  // NodePool (not NodeConfig) fields.
+  std::optional<int> max_pods_per_node;      // maxPodsConstraint.maxPodsPerNode
+  std::vector<AdditionalNodeNetwork> additional_node_networks;  // networkConfig.additionalNodeNetworkConfigs
   std::optional<PlacementPolicy> placement_policy;
   int node_count = 0;  // initialNodeCount on create; current size when live
   std::optional<NodePoolAutoscaling> autoscaling;

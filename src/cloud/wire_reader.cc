@@ -59,6 +59,13 @@ void WireReader::Bool(const nlohmann::json& j, const char* key, bool* out) {
   *out = f->get<bool>();
 }
 
+void WireReader::Bool(const nlohmann::json& j, const char* key, std::optional<bool>* out) {
+  if (!Field(j, key)) return;
+  bool v = false;
+  Bool(j, key, &v);
+  *out = v;
+}
+
 void WireReader::Int(const nlohmann::json& j, const char* key, int* out) {
   auto* f = Field(j, key);
   if (!f) return;

@@ -25,6 +25,7 @@ class WireReader {
   void String(const nlohmann::json& j, const char* key, std::string* out);
   void String(const nlohmann::json& j, const char* key, std::optional<std::string>* out);
   void Bool(const nlohmann::json& j, const char* key, bool* out);
+  void Bool(const nlohmann::json& j, const char* key, std::optional<bool>* out);
   // Accepts a JSON number or a decimal string (proto3 JSON int64).
   void Int(const nlohmann::json& j, const char* key, int* out);
   void Int(const nlohmann::json& j, const char* key, std::optional<int>* out);

@@ -62,17 +62,30 @@ void Controller::OnPod(const kube::WatchEvent& e, const std::map<std::string, ku
   bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    auto uid_of = [](const kube::json& pod) {
+      const auto& labels = pod.value("metadata", kube::json::object()).value("labels", kube::json::object());
+      return labels.is_object() ? labels.value(kJobSetUidLabel, "") : std::string();
+    };
     if (e.type == "RELISTED") {
       leaders_.clear();
-      for (const auto& [key, obj] : objects)
+      pod_jobset_uids_.clear();
+      for (const auto& [key, obj] : objects) {
         if (auto l = ParseLeader(obj)) leaders_[l->Key()] = *l;
+        if (std::string uid = uid_of(obj); !uid.empty()) pod_jobset_uids_[key] = uid;
+      }
       wake = !leaders_.empty();
     } else {
       const auto& meta = e.object.value("metadata", kube::json::object());
       std::string key = meta.value("namespace", "") + "/" + meta.value("name", "");
+      std::string uid = e.type == "DELETED" ? "" : uid_of(e.object);
+      if (uid.empty()) {
+        wake = pod_jobset_uids_.erase(key) > 0;  // the last pod of a JobSet may free a pool to replace
+      } else {
+        pod_jobset_uids_[key] = uid;
+      }
       auto l = e.type == "DELETED" ? std::nullopt : ParseLeader(e.object);
       if (l) {
-        wake = !leaders_.count(key);  // a new waiting leader
+        wake = wake || !leaders_.count(key);  // a new waiting leader
         leaders_[key] = *l;
       } else {
         leaders_.erase(key);
@@ -147,6 +160,9 @@ Decision Controller::Plan(const manifest::Target& target, const cloud::LiveState
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [key, l] : leaders_) in.leaders.push_back(l);
     in.jobsets = jobsets_state_;
+    for (const auto& [key, js] : jobsets_state_)
+      if (!js.uid.empty()) in.live_jobset_uids.insert(js.uid);
+    for (const auto& [key, uid] : pod_jobset_uids_) in.live_jobset_uids.insert(uid);
   }
   in.jobsets_synced = jobsets_->synced();
   in.gone_since = gone_since_[target.Key()];
@@ -162,33 +178,84 @@ Decision Controller::Plan(const manifest::Target& target, const cloud::LiveState
   pools_[target.Key()] = d.pools;
 
   for (const auto& r : d.refusals) {
-    spdlog::info("demand: refused pod {}: {}", r.pod.Key(), r.reason);
+    spdlog::info("demand: pod {}: {}", r.pod.Key(), r.reason);
     if (!options_.record_events) continue;
-    Status s = events_.Record({"v1", "Pod", r.pod.name, r.pod.ns}, "Warning", "TPUProvisioningRefused",
-                              r.reason, r.reason);
+    Status s = events_.Record({"v1", "Pod", r.pod.name, r.pod.ns}, r.type, r.event_reason, r.reason, r.reason);
     if (s.ok()) ++events_recorded_;
     else spdlog::debug("demand: event for pod {}: {}", r.pod.Key(), s.ToString());
+    RecordOnJobSet(r.pod.JobSetKey(), r.type, r.event_reason, r.reason, r.reason);
   }
   for (const auto& a : d.actions) {
     spdlog::info("demand: {} {}: {}", plan::ActionKindName(a.kind), a.resource.Id(), a.reason);
-    if (a.kind != plan::ActionKind::kCreate || a.resource.kind != plan::ResourceKind::kNodePool) continue;
-    creating_.insert(a.resource.Id());
+    if (a.resource.kind != plan::ResourceKind::kNodePool) continue;
+    if (a.kind != plan::ActionKind::kCreate && a.kind != plan::ActionKind::kDelete) continue;
+    // a.source is "Pod ns/name" for creates, "JobSet ns/name" for deletes.
+    std::string obj = a.source.substr(a.source.find(' ') + 1);
+    std::string ns = obj.substr(0, obj.find('/')), name = obj.substr(obj.find('/') + 1);
+    std::string jobset;
+    if (a.kind == plan::ActionKind::kCreate) {
+      creating_.insert(a.resource.Id());
+      std::string js_name = a.node_pool && a.node_pool->labels ? a.node_pool->labels->at(kNodeJobSetLabel) : "";
+      jobset = ns + "/" + js_name;
+    } else {
+      jobset = obj;
+    }
+    action_jobset_[a.resource.Id()] = jobset;
     if (!options_.record_events) continue;
-    // a.source is "Pod ns/name".
-    std::string pod = a.source.substr(a.source.find(' ') + 1);
-    std::string ns = pod.substr(0, pod.find('/')), name = pod.substr(pod.find('/') + 1);
-    Status s = events_.Record({"v1", "Pod", name, ns}, "Normal", "TPUSliceRequested",
-                              "creating node pool " + a.resource.name + " (" +
-                                  std::to_string(a.blast.chips_created) + " chips, " +
-                                  std::to_string(a.blast.hosts_created) + " VMs)",
-                              a.resource.name);
-    if (s.ok()) ++events_recorded_;
+    if (a.kind == plan::ActionKind::kCreate) {
+      std::string what = std::to_string(a.blast.chips_created) + " chips, " +
+                         std::to_string(a.blast.hosts_created) + " VMs";
+      Status s = events_.Record({"v1", "Pod", name, ns}, "Normal", "TPUSliceRequested",
+                                "creating node pool " + a.resource.name + " (" + what + ")", a.resource.name);
+      if (s.ok()) ++events_recorded_;
+      RecordOnJobSet(jobset, "Normal", "NodePoolCreationStarted",
+                     "Starting creation of Node Pool " + a.resource.name + " (" + what + ") because " + a.reason,
+                     a.resource.name);
+    } else {
+      RecordOnJobSet(jobset, "Normal", "NodePoolDeletionStarted",
+                     "Starting deletion of Node Pool " + a.resource.name + " because " + a.reason, a.resource.name);
+    }
   }
   return d;
 }
 
+void Controller::RecordOnJobSet(const std::string& jobset_key, const std::string& type,
+                                const std::string& reason, const std::string& message,
+                                const std::string& key) {
+  if (!options_.record_events) return;
+  auto slash = jobset_key.find('/');
+  if (slash == std::string::npos || slash + 1 == jobset_key.size()) return;
+  Status s = events_.Record({"jobset.x-k8s.io/v1alpha2", "JobSet", jobset_key.substr(slash + 1),
+                             jobset_key.substr(0, slash)},
+                            type, reason, message, key);
+  if (s.ok()) ++events_recorded_;
+  else spdlog::debug("demand: event for JobSet {}: {}", jobset_key, s.ToString());
+}
+
 void Controller::AfterApply(const apply::ApplyReport& report) {
   TimePoint now = clock_.Now();
+  // The outcome of each node pool create and delete, on its JobSet.
+  for (const auto& t : report.tasks) {
+    auto js = action_jobset_.find(t.id);
+    if (js == action_jobset_.end()) continue;
+    bool create = t.description.rfind("create ", 0) == 0;
+    if (!create && t.description.rfind("delete ", 0) != 0) continue;
+    std::string pool = t.id.substr(t.id.rfind('/') + 1);
+    using State = apply::TaskResult::State;
+    if (t.state == State::kDone) {
+      RecordOnJobSet(js->second, "Normal", create ? "NodePoolCreationSucceeded" : "NodePoolDeletionSucceeded",
+                     std::string("Successfully ") + (create ? "created" : "deleted") + " Node Pool " + pool + ".",
+                     pool);
+    } else if (t.state == State::kFailed || t.state == State::kWaitingForCapacity) {
+      RecordOnJobSet(js->second, "Warning", create ? "NodePoolCreationFailed" : "NodePoolDeletionFailed",
+                     std::string("Operation to ") + (create ? "create" : "delete") + " Node Pool " + pool +
+                         " failed: " + t.status.message(),
+                     pool);
+    } else {
+      continue;  // skipped or cancelled: the next pass decides again
+    }
+    action_jobset_.erase(js);
+  }
   for (const auto& t : report.tasks) {
     // Only creates count (a delete of the same pool, collecting its ERROR, has the same id).
     if (!creating_.count(t.id) || t.description.rfind("create ", 0) != 0) continue;

@@ -2,8 +2,9 @@
 // watches (DESIGN.md §8). Watches Pods and JobSets (informer.h), and on each
 // reconcile pass turns them, the refreshed live state and the target's
 // Cluster.spec.demand into node pool actions (decide.h) for the daemon's
-// executor run. Refusals become Warning Events on the pod; creates a Normal
-// Event. What it keeps in memory is only an optimisation or a delay: when a
+// executor run. Refusals and waits become Events on the pod and its JobSet;
+// each pool create and delete gets the GKE TPU Provisioner's Events on the
+// JobSet (NodePoolCreationStarted, …Succeeded, …Failed, NodePoolDeletion…). What it keeps in memory is only an optimisation or a delay: when a
 // JobSet was first seen gone, and the retry backoff after a stockout — a
 // restart loses both and at worst waits one more grace period. In-flight
 // creates are found again through the cloud's operations list.
@@ -81,6 +82,7 @@ class Controller {
 
   mutable std::mutex mu_;  // guards the caches and dirty_
   std::map<std::string, LeaderPod> leaders_;     // by "ns/name"
+  std::map<std::string, std::string> pod_jobset_uids_;  // every pod's JobSet UID, by "ns/name"
   std::map<std::string, JobSetState> jobsets_state_;  // by "ns/name"
   bool dirty_ = true;
 
@@ -94,6 +96,11 @@ class Controller {
   std::map<std::string, std::optional<TimePoint>> next_due_;  // target → due
   std::map<std::string, std::vector<WorkloadPool>> pools_;    // target → last view
   std::set<std::string> creating_;  // resource ids of creates handed out by Plan
+  // The JobSet ("ns/name") each node pool action handed out by Plan is for,
+  // by resource id: AfterApply reports its outcome there.
+  std::map<std::string, std::string> action_jobset_;
+  void RecordOnJobSet(const std::string& jobset_key, const std::string& type, const std::string& reason,
+                      const std::string& message, const std::string& key);
   int events_recorded_ = 0;
 };
 

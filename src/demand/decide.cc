@@ -23,6 +23,16 @@ std::string Minutes(std::chrono::seconds s) {
   return std::to_string(s.count()) + "s";
 }
 
+// "ct6e-standard-4t ×4 4x4 spot": what a pool is, for Events about replacing it.
+std::string Describe(const cloud::NodePool& p) {
+  std::string out = p.machine_type + " ×" + std::to_string(p.node_count);
+  if (p.placement_policy && !p.placement_policy->tpu_topology.empty()) out += " " + p.placement_policy->tpu_topology;
+  if (p.spot) out += " spot";
+  if (p.reservation_affinity && !p.reservation_affinity->values.empty())
+    out += " reservation " + p.reservation_affinity->values[0];
+  return out;
+}
+
 }  // namespace
 
 std::string DemandTargetKey(const ClusterRef& cluster) { return cluster.Key() + " (demand)"; }
@@ -69,6 +79,8 @@ Decision Decide(const DemandInputs& in) {
     }
   };
 
+  std::set<std::string> deleting;  // pools deleted now or already stopping
+
   // Existing demand-driven pools: keep, collect or let go.
   for (const auto& p : in.live_pools) {
     auto owner = WorkloadOwner(p);
@@ -108,6 +120,7 @@ Decision Decide(const DemandInputs& in) {
         }
       }
     }
+    if (leaving) deleting.insert(p.name);
     if (!leaving) {
       chips_total += view.chips;
       chips_by_ns[owner->ns] += view.chips;
@@ -117,6 +130,64 @@ Decision Decide(const DemandInputs& in) {
 
   // Waiting leaders: create what is missing, within the policy.
   const manifest::DemandPolicy* policy = in.policy && in.policy->enabled ? in.policy : nullptr;
+
+  // A leader whose Job has a pool already: it fits (nothing to do), or it is
+  // replaced once nothing of the JobSet it was made for is left, or the
+  // leader is told why it waits.
+  auto check_existing = [&](const LeaderPod& leader, const cloud::NodePool& pool) {
+    auto say = [&](const std::string& why, const char* reason, const char* type) {
+      d.refusals.push_back({leader, why, reason, type});
+    };
+    auto owner = WorkloadOwner(pool);
+    if (!owner) {
+      say("node pool " + pool.name + " exists and is not a demand-driven pool (no workload labels); " +
+              "it is left alone and this Job gets no pool",
+          "TPUProvisioningRefused", "Warning");
+      return;
+    }
+    if (owner->Key() != leader.JobSetKey()) {
+      say("node pool " + pool.name + " belongs to JobSet " + owner->Key(), "TPUProvisioningRefused", "Warning");
+      return;
+    }
+    if (deleting.count(pool.name)) {
+      say("node pool " + pool.name + " is being deleted; it is created again once it is gone",
+          "TPUProvisioningWaiting", "Normal");
+      return;
+    }
+    // The original's pools and our older ones carry no spec: reused as they
+    // are, as the original reuses pools without its hash label.
+    if (owner->spec.empty()) return;
+    auto slice = BuildSlice(*policy, c, leader);
+    if (!slice.ok()) {
+      say(slice.status().message(), "TPUProvisioningRefused", "Warning");
+      return;
+    }
+    if (slice->spec == owner->spec) return;
+    std::string change = Describe(pool) + " → " + Describe(slice->pool);
+    if (!owner->jobset_uid.empty() && owner->jobset_uid != leader.jobset_uid &&
+        in.live_jobset_uids.count(owner->jobset_uid)) {
+      say("node pool " + pool.name + " (" + change + ") was made for an earlier JobSet " + owner->Key() +
+              " (uid " + owner->jobset_uid + ") that or whose pods still exist; it is replaced once they are gone",
+          "TPUProvisioningWaiting", "Warning");
+      return;
+    }
+    if (in.busy_pools.count(pool.name) || pool.status == "PROVISIONING" || pool.status == "RECONCILING") {
+      say("node pool " + pool.name + " (" + change + ") does not fit this Job and has an operation running; " +
+              "it is replaced when that ends",
+          "TPUProvisioningWaiting", "Normal");
+      return;
+    }
+    delete_pool(pool, *owner, "replaced: JobSet " + leader.JobSetKey() + " now needs " + change);
+    deleting.insert(pool.name);
+    int chips = plan::PoolChips(pool.machine_type, pool.node_count);
+    chips_total -= chips;
+    chips_by_ns[owner->ns] -= chips;
+    for (auto& v : d.pools)
+      if (v.name == pool.name) v.state = "replacing";
+    say("node pool " + pool.name + " does not fit JobSet " + leader.JobSetKey() + " (" + change +
+            "): deleting it, then creating it again",
+        "TPUNodePoolReplaced", "Normal");
+  };
   std::set<std::string> planned;
   std::vector<LeaderPod> leaders = in.leaders;
   std::sort(leaders.begin(), leaders.end(),
@@ -128,12 +199,29 @@ Decision Decide(const DemandInputs& in) {
       continue;
     }
     if (!policy) continue;  // no spec.demand: this cluster does not provision on demand
+    if (leader.Request(policy->tpu_resource) <= 0) continue;  // not a TPU pod here (the original's filter)
     auto js = in.jobsets.find(leader.JobSetKey());
     if (js != in.jobsets.end() && js->second.finished) continue;
     std::string name = PoolName(leader.jobset, leader.job_key);
-    if (live.count(name) || in.busy_pools.count(name) || planned.count(name)) continue;
+    if (planned.count(name)) continue;
+    // The pool this Job has: ours, or the one the GKE TPU Provisioner made.
+    const cloud::NodePool* existing = live.count(name) ? live[name] : nullptr;
+    if (!existing) {
+      auto compat = live.find(CompatPoolName(leader.jobset, leader.job_key));
+      if (compat != live.end()) {
+        auto o = WorkloadOwner(*compat->second);
+        if (o && o->adopted && o->Key() == leader.JobSetKey()) existing = compat->second;
+      }
+    }
+    if (existing) {
+      check_existing(leader, *existing);
+      continue;
+    }
+    if (in.busy_pools.count(name)) continue;  // our create is still running
     if (auto r = in.retry_after.find(name); r != in.retry_after.end() && in.now < r->second) {
       if (!d.next_due || r->second < *d.next_due) d.next_due = r->second;
+      d.refusals.push_back({leader, "node pool " + name + " waits for capacity after a stockout; next try at " +
+                                        kube::FormatTime(r->second), "TPUProvisioningWaiting", "Normal"});
       continue;
     }
     auto slice = BuildSlice(*policy, c, leader);
@@ -172,6 +260,17 @@ Decision Decide(const DemandInputs& in) {
     a.blast.chips_created = slice->chips;
     a.blast.hosts_created = slice->hosts;
     a.blast.multi_host = slice->shape.multi_host;
+    if (slice->workload_policy) {
+      // The GKE TPU Provisioner's pre-created policy for this topology, when there is one.
+      const std::string shared = kCompatPolicyPrefix + leader.topology;
+      for (const auto& l : in.live_policies)
+        if (l.name == shared && l.region == slice->workload_policy->region &&
+            l.accelerator_topology == slice->workload_policy->accelerator_topology) {
+          slice->pool.placement_policy->policy_name = shared;
+          slice->workload_policy.reset();
+          break;
+        }
+    }
     if (slice->workload_policy) {
       const auto& wp = *slice->workload_policy;
       bool exists = std::any_of(in.live_policies.begin(), in.live_policies.end(),

@@ -35,6 +35,10 @@ std::string PoolName(const std::string& jobset, const std::string& job_key) {
   return base + "-" + key;
 }
 
+std::string CompatPoolName(const std::string& jobset, const std::string& job_key) {
+  return jobset.substr(0, kCompatJobSetPrefix) + "-" + job_key.substr(0, kCompatJobKeySuffix);
+}
+
 std::string WorkloadPolicyDescription(const std::string& pool) {
   return "tpu-provisioner-demand owner=workload pool=" + pool;
 }
@@ -43,15 +47,35 @@ bool IsWorkloadPolicyDescription(const std::string& description) {
   return description.rfind("tpu-provisioner-demand owner=workload pool=", 0) == 0;
 }
 
+namespace {
+
+std::string Get(const std::optional<cloud::StringMap>& m, const char* k) {
+  if (!m) return "";
+  auto it = m->find(k);
+  return it == m->end() ? std::string() : it->second;
+}
+
+}  // namespace
+
 std::optional<PoolOwner> WorkloadOwner(const cloud::NodePool& pool) {
-  if (!pool.resource_labels) return std::nullopt;
-  const auto& l = *pool.resource_labels;
-  auto get = [&](const char* k) {
-    auto it = l.find(k);
-    return it == l.end() ? std::string() : it->second;
-  };
-  if (get(kOwnerLabel) != kOwnerWorkload) return std::nullopt;
-  return PoolOwner{get(kPoolNamespaceLabel), get(kPoolJobSetLabel), get(kPoolJobKeyLabel)};
+  if (Get(pool.resource_labels, kOwnerLabel) == kOwnerWorkload) {
+    PoolOwner o;
+    o.ns = Get(pool.resource_labels, kPoolNamespaceLabel);
+    o.jobset = Get(pool.resource_labels, kPoolJobSetLabel);
+    o.job_key = Get(pool.resource_labels, kPoolJobKeyLabel);
+    o.jobset_uid = Get(pool.resource_labels, kPoolJobSetUidLabel);
+    o.spec = Get(pool.resource_labels, kPoolSpecLabel);
+    return o;
+  }
+  if (Get(pool.labels, kCompatManagerLabel) != kCompatManagerValue) return std::nullopt;
+  PoolOwner o;
+  o.adopted = true;
+  o.jobset = Get(pool.labels, kCompatJobSetLabel);
+  if (o.jobset.empty()) o.jobset = Get(pool.labels, kCompatNodepoolIdLabel);
+  if (o.jobset.empty()) return std::nullopt;  // no JobSet to follow: never ours to delete
+  o.ns = Get(pool.labels, kCompatNamespaceLabel);
+  if (o.ns.empty()) o.ns = "default";
+  return o;
 }
 
 }  // namespace tpu::demand

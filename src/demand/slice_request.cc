@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "demand/names.h"
+#include "plan/fingerprint.h"
 #include "plan/normalize.h"
 
 namespace tpu::demand {
@@ -42,6 +43,69 @@ std::string NodeZone(const manifest::DemandPolicy& policy, const ClusterRef& clu
   return IsZone(cluster.location) ? cluster.location : "";
 }
 
+namespace {
+
+// The pod's nodeSelectors that become node labels of its pool, so the leader
+// (and only a pod asking the same) lands there. As the GKE TPU Provisioner:
+// not cloud.google.com/* or google.com/* (GKE sets those itself, or they mean
+// capacity), except ICI resiliency and the location hint, which GKE does not
+// set. Unlike it, not kubernetes.io/* or k8s.io/* either: the kubelet refuses
+// to register with labels in those namespaces.
+bool PassedThrough(const std::string& key) {
+  if (key == kIciResiliencySelector || key == kLocationHintSelector) return true;
+  for (const char* prefix : {"cloud.google.com/", "google.com/"})
+    if (key.rfind(prefix, 0) == 0) return false;
+  for (const char* ns : {"kubernetes.io/", "k8s.io/"}) {
+    auto slash = key.find('/');
+    if (slash == std::string::npos) continue;
+    std::string domain = key.substr(0, slash + 1);
+    std::string n(ns);
+    if (domain == n || (domain.size() > n.size() && domain.compare(domain.size() - n.size() - 1, n.size() + 1, "." + n) == 0))
+      return false;
+  }
+  return true;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> SplitCsv(const std::string& csv) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= csv.size()) {
+    size_t comma = csv.find(',', start);
+    std::string item = Trim(csv.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// "vpc1:subnet1, vpc2:subnet2", the original's annotation format.
+Result<std::vector<cloud::AdditionalNodeNetwork>> ParseNetworks(const std::string& csv) {
+  std::vector<cloud::AdditionalNodeNetwork> out;
+  for (const auto& pair : SplitCsv(csv)) {
+    auto colon = pair.find(':');
+    std::string net = colon == std::string::npos ? "" : Trim(pair.substr(0, colon));
+    std::string sub = colon == std::string::npos ? "" : Trim(pair.substr(colon + 1));
+    if (net.empty() || sub.empty())
+      return Status::InvalidArgument(std::string("annotation ") + kCompatAdditionalNetworks +
+                                     ": expected network:subnetwork, got \"" + pair + "\"");
+    out.push_back({net, sub});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ReservationValue(const LeaderPod& leader) {
+  if (leader.reservation_project.empty()) return leader.reservation;
+  return "projects/" + leader.reservation_project + "/reservations/" + leader.reservation;
+}
+
 Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const ClusterRef& cluster,
                                 const LeaderPod& leader) {
   const catalog::Generation* gen = catalog::FindGeneration(leader.accelerator);
@@ -56,23 +120,31 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
                                     Join(policy.topologies) + ")");
 
   // The TPU request is the chips of one VM: it picks the machine type.
+  const int per_vm = leader.Request(policy.tpu_resource);
   std::string machine_type;
   for (const auto& mt : gen->machine_types)
-    if (mt.chips_per_vm == leader.tpu_request) machine_type = mt.name;
+    if (mt.chips_per_vm == per_vm) machine_type = mt.name;
   if (machine_type.empty()) {
     std::string sizes;
     for (const auto& mt : gen->machine_types) sizes += (sizes.empty() ? "" : ", ") + std::to_string(mt.chips_per_vm);
-    return Status::InvalidArgument("google.com/tpu request " + std::to_string(leader.tpu_request) +
+    return Status::InvalidArgument(policy.tpu_resource + " request " + std::to_string(per_vm) +
                                    " matches no " + gen->name + " machine type (chips per VM: " + sizes + ")");
   }
   auto shape = catalog::ResolveShape(gen->accelerator, leader.topology, machine_type);
   if (!shape.ok()) return shape.status();
 
+  // Spot and a reservation together are refused: a spot VM is not a reserved
+  // one, so the pod would get capacity it did not ask for (the original made a
+  // spot pool with reservation affinity and left the outcome to the cloud).
+  if (leader.spot && !leader.reservation.empty())
+    return Status::InvalidArgument("the pod selects both spot (cloud.google.com/gke-spot) and reservation " +
+                                   ReservationValue(leader) + " (cloud.google.com/reservation-name); choose one");
+  if (!leader.reservation_project.empty() && leader.reservation.empty())
+    return Status::InvalidArgument("the pod selects cloud.google.com/reservation-project " +
+                                   leader.reservation_project + " without cloud.google.com/reservation-name");
   manifest::CapacityType capacity = manifest::CapacityType::kOnDemand;
   if (leader.spot) capacity = manifest::CapacityType::kSpot;
   if (!leader.reservation.empty()) capacity = manifest::CapacityType::kReservation;
-  if (leader.spot && !leader.reservation.empty())
-    return Status::InvalidArgument("the pod selects both spot and reservation " + leader.reservation);
   if (std::find(policy.capacity_types.begin(), policy.capacity_types.end(), capacity) ==
       policy.capacity_types.end()) {
     std::vector<std::string> allowed;
@@ -95,30 +167,72 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
   p.machine_type = machine_type;
   p.node_count = shape->vms;
   p.locations = {zone};
-  if (!policy.service_account.empty()) p.service_account = policy.service_account;
+
+  // Node options: the pod's annotations where the original reads them, else the policy.
+  std::string sa = policy.service_account;
+  if (leader.node_service_account && *leader.node_service_account != sa) {
+    if (!Contains(policy.allowed_service_accounts, *leader.node_service_account))
+      return Status::PermissionDenied(std::string("node service account ") + *leader.node_service_account +
+                                      " (annotation " + kCompatNodeServiceAccount +
+                                      ") is not in Cluster spec.demand.allowedServiceAccounts");
+    sa = *leader.node_service_account;
+  }
+  if (!sa.empty()) p.service_account = sa;
+  if (!leader.additional_networks.empty()) {
+    auto nets = ParseNetworks(leader.additional_networks);
+    if (!nets.ok()) return nets.status();
+    p.additional_node_networks = *nets;
+  } else {
+    for (const auto& [net, sub] : policy.additional_node_networks) p.additional_node_networks.push_back({net, sub});
+  }
+  if (!policy.tags.empty()) p.tags = policy.tags;
+  if (policy.max_pods_per_node > 0) p.max_pods_per_node = policy.max_pods_per_node;
+  p.secure_boot = policy.secure_boot;
+  p.integrity_monitoring = true;  // as the original; GKE's default too
+  if (!policy.secondary_boot_disk.empty())
+    p.secondary_boot_disks = {{policy.secondary_boot_disk, "CONTAINER_IMAGE_CACHE"}};
+  if (!policy.disk_type.empty()) p.disk_type = policy.disk_type;
+  if (!policy.boot_disk_kms_key.empty()) p.boot_disk_kms_key = policy.boot_disk_kms_key;
+
   cloud::StringMap labels = policy.node_labels;
-  // The pod's own selectors that GKE does not set itself, so the leader (and
-  // only a pod asking the same) lands on this pool's nodes.
-  for (const auto& [k, v] : leader.node_selector)
-    if (k.rfind("cloud.google.com/", 0) != 0 && k.rfind("kubernetes.io/", 0) != 0) labels[k] = v;
+  std::string selected;  // the selectors that shape the pool, for its spec hash
+  for (const auto& [k, v] : leader.node_selector) {
+    if (!PassedThrough(k)) continue;
+    labels[k] = v;
+    selected += k + "=" + v + ";";
+  }
+  std::vector<std::string> copy = policy.pod_labels_to_nodes;
+  for (const auto& k : SplitCsv(leader.copy_labels)) copy.push_back(k);
+  for (const auto& k : copy)
+    if (auto it = leader.labels.find(k); it != leader.labels.end()) labels[k] = it->second;
   labels[kNodeJobSetLabel] = leader.jobset;
   labels[kNodeNamespaceLabel] = leader.ns;
   p.labels = std::move(labels);
+
+  std::string reservation = ReservationValue(leader);
+  r.spec = plan::Fnv1aHex(machine_type + "|" + std::to_string(shape->vms) + "|" + leader.topology + "|" +
+                          (leader.spot ? "spot" : "") + "|" + reservation + "|" + selected);
   p.resource_labels = cloud::StringMap{{kOwnerLabel, kOwnerWorkload},
                                        {kPoolJobSetLabel, leader.jobset},
                                        {kPoolNamespaceLabel, leader.ns},
-                                       {kPoolJobKeyLabel, leader.job_key.substr(0, 63)}};
+                                       {kPoolJobKeyLabel, leader.job_key.substr(0, 63)},
+                                       {kPoolSpecLabel, r.spec}};
+  if (!leader.jobset_uid.empty()) (*p.resource_labels)[kPoolJobSetUidLabel] = leader.jobset_uid;
   // Training runs for days: no auto-upgrade (as the TPU Provisioner), repairs
   // on. A cluster in a release channel refuses auto-upgrade off (400
   // "Auto_upgrade cannot be false when release_channel … is set."): there
   // GKE's defaults apply.
   if (cluster.release_channel.empty()) p.management = cloud::NodeManagement{true, false};
-  if (capacity == manifest::CapacityType::kSpot) p.spot = true;
+  if (capacity == manifest::CapacityType::kSpot) {
+    p.spot = true;
+    // The taint GKE's node auto-provisioning puts on Spot nodes, as the original does.
+    p.taints = std::vector<cloud::NodeTaint>{{"cloud.google.com/gke-spot", "true", "NO_SCHEDULE"}};
+  }
   if (capacity == manifest::CapacityType::kReservation) {
     cloud::ReservationAffinity ra;
     ra.consume_reservation_type = "SPECIFIC_RESERVATION";
     ra.key = plan::kReservationKey;
-    ra.values = {leader.reservation};
+    ra.values = {reservation};
     p.reservation_affinity = std::move(ra);
   }
   switch (shape->placement) {

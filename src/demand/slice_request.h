@@ -32,6 +32,7 @@ struct SliceRequest {
   catalog::Shape shape;
   int chips = 0;
   int hosts = 0;
+  std::string spec;  // kPoolSpecLabel: hash of shape, capacity and passed-through selectors
   // tpu7x multi-host: the Compute workload policy the pool's placement names.
   std::optional<cloud::WorkloadPolicy> workload_policy;
 };
@@ -40,6 +41,10 @@ struct SliceRequest {
 // is refused (not allowed by the policy, or not a valid slice).
 Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const ClusterRef& cluster,
                                 const LeaderPod& leader);
+
+// The reservationAffinity value: "N", or "projects/P/reservations/N" for a
+// shared reservation named with cloud.google.com/reservation-project.
+std::string ReservationValue(const LeaderPod& leader);
 
 // The node zone: policy.zone, else the cluster's location when it is a zone.
 std::string NodeZone(const manifest::DemandPolicy& policy, const ClusterRef& cluster);

@@ -31,15 +31,31 @@ int Quantity(const json& v) {
   return 0;
 }
 
-int TpuRequest(const json& spec) {
-  int total = 0;
+// Per resource name, the sum over containers of its request (else its limit,
+// which Kubernetes copies into an unset request of an extended resource).
+std::map<std::string, int> Requests(const json& spec) {
+  std::map<std::string, int> total;
   for (const auto& c : spec.value("containers", json::array())) {
     const json res = c.value("resources", json::object());
-    int n = Quantity(res.value("requests", json::object()).value(kTpuResource, json()));
-    if (n == 0) n = Quantity(res.value("limits", json::object()).value(kTpuResource, json()));
-    total += n;
+    const json requests = res.value("requests", json::object());
+    const json limits = res.value("limits", json::object());
+    std::map<std::string, int> mine;
+    for (const json* m : {&limits, &requests})
+      if (m->is_object())
+        for (auto it = m->begin(); it != m->end(); ++it)
+          if (int n = Quantity(*it); n > 0) mine[it.key()] = n;
+    for (const auto& [k, n] : mine) total[k] += n;
   }
   return total;
+}
+
+std::map<std::string, std::string> StringMapAt(const json& j, const char* key) {
+  std::map<std::string, std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return out;
+  for (auto e = it->begin(); e != it->end(); ++e)
+    if (e->is_string()) out[e.key()] = e->get<std::string>();
+  return out;
 }
 
 bool Unschedulable(const json& status) {
@@ -67,11 +83,12 @@ std::optional<LeaderPod> ParseLeader(const json& pod) {
   if (status.value("phase", "") != "Pending" || !spec.value("nodeName", "").empty() ||
       !Unschedulable(status))
     return std::nullopt;
-  p.tpu_request = TpuRequest(spec);
-  if (p.tpu_request <= 0) return std::nullopt;
-  if (auto sel = spec.find("nodeSelector"); sel != spec.end() && sel->is_object())
-    for (auto it = sel->begin(); it != sel->end(); ++it)
-      if (it->is_string()) p.node_selector[it.key()] = it->get<std::string>();
+  p.requests = Requests(spec);
+  if (p.requests.empty()) return std::nullopt;
+  p.tpu_request = p.Request(kTpuResource);
+  p.node_selector = StringMapAt(spec, "nodeSelector");
+  p.labels = StringMapAt(meta, "labels");
+  p.jobset_uid = StrAt(meta, "labels", kJobSetUidLabel);
   auto sel = [&](const char* k) {
     auto it = p.node_selector.find(k);
     return it == p.node_selector.end() ? std::string() : it->second;
@@ -81,7 +98,17 @@ std::optional<LeaderPod> ParseLeader(const json& pod) {
   if (p.accelerator.empty() || p.topology.empty()) return std::nullopt;
   p.spot = sel(kSpotSelector) == "true";
   p.reservation = sel(kReservationSelector);
-  p.opted_out = StrAt(meta, "annotations", kDisableAnnotation) == "true";
+  p.reservation_project = sel(kReservationProjectSelector);
+  const auto annotations = StringMapAt(meta, "annotations");
+  auto annotation = [&](const char* k) {
+    auto it = annotations.find(k);
+    return it == annotations.end() ? std::string() : it->second;
+  };
+  p.copy_labels = annotation(kCompatCopyLabels);
+  p.additional_networks = annotation(kCompatAdditionalNetworks);
+  if (annotations.count(kCompatNodeServiceAccount)) p.node_service_account = annotation(kCompatNodeServiceAccount);
+  p.opted_out = annotation(kDisableAnnotation) == "true" || annotation(kCompatDisableKey) == "true" ||
+                StrAt(meta, "labels", kCompatDisableKey) == "true";
   return p;
 }
 
@@ -91,6 +118,7 @@ JobSetState ParseJobSet(const json& js) {
   JobSetState s;
   s.ns = meta.value("namespace", "");
   s.name = meta.value("name", "");
+  s.uid = meta.value("uid", "");
   s.restarts = status.value("restarts", 0);
   for (const auto& c : status.value("conditions", json::array())) {
     std::string type = c.value("type", "");

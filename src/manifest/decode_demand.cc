@@ -87,6 +87,26 @@ void DecodeDemand(DocReader& r, const YamlNode* d, DemandPolicy* out) {
   out->service_account = r.Str(d, "serviceAccount").value_or("");
   if (auto labels = r.Strings(d, "nodeLabels")) out->node_labels = *labels;
   CheckLabels(r, r.Node(d, "nodeLabels"), "spec.demand.nodeLabels");
+  if (auto v = r.List(d, "allowedServiceAccounts")) out->allowed_service_accounts = *v;
+  const YamlNode* nets = r.Node(d, "additionalNodeNetworks");
+  if (nets && nets->type == YamlNode::Type::kSeq && !r.Bad("spec.demand.additionalNodeNetworks")) {
+    for (size_t i = 0; i < nets->count; ++i) {
+      const YamlNode& n = r.doc().item(*nets, i);
+      out->additional_node_networks.emplace_back(r.Str(&n, "network").value_or(""),
+                                                 r.Str(&n, "subnetwork").value_or(""));
+    }
+  }
+  if (auto v = r.List(d, "tags")) out->tags = *v;
+  out->max_pods_per_node = r.Int(d, "maxPodsPerNode").value_or(out->max_pods_per_node);
+  if (out->max_pods_per_node > 0 && out->max_pods_per_node < 8)  // GKE's range is 8 to 256
+    r.Error(d, "maxPodsPerNode", "spec.demand.maxPodsPerNode",
+            "expected 0 (GKE's default) or 8 to 256, got " + std::to_string(out->max_pods_per_node));
+  out->secure_boot = r.Bool(d, "secureBoot").value_or(true);
+  out->secondary_boot_disk = r.Str(d, "secondaryBootDisk").value_or("");
+  out->disk_type = r.Str(d, "diskType").value_or("");
+  out->boot_disk_kms_key = r.Str(d, "bootDiskKmsKey").value_or("");
+  if (auto v = r.List(d, "podLabelsToNodes")) out->pod_labels_to_nodes = *v;
+  out->tpu_resource = r.Str(d, "tpuResource").value_or(out->tpu_resource);
 }
 
 }  // namespace tpu::manifest

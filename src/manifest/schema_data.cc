@@ -65,7 +65,17 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
             "gracePeriod": {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "minLength": 2, "description": "how long pools outlive their JobSet's completion, failure or deletion (default 5m); a restart within it keeps them"},
             "zone": {"type": "string", "pattern": "^[a-z]+-[a-z]+[0-9]+-[a-z]$", "description": "node zone; default the cluster's location when it is a zone"},
             "serviceAccount": {"type": "string", "minLength": 1, "description": "node service account"},
-            "nodeLabels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "extra Kubernetes labels on the nodes"}
+            "nodeLabels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "extra Kubernetes labels on the nodes"},
+            "allowedServiceAccounts": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "node service accounts a pod may ask for with the annotation tpu-provisioner.cloud.google.com/node-service-account (default: only serviceAccount)"},
+            "additionalNodeNetworks": {"type": "array", "items": {"type": "object", "required": ["network", "subnetwork"], "additionalProperties": false, "properties": {"network": {"type": "string", "minLength": 1}, "subnetwork": {"type": "string", "minLength": 1}}}, "description": "extra VPC networks per node (NodePool networkConfig.additionalNodeNetworkConfigs); a pod's annotation tpu-provisioner.cloud.google.com/additional-node-networks replaces them"},
+            "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]([-a-z0-9]*[a-z0-9])?$"}, "description": "network tags of the nodes (firewall rules)"},
+            "maxPodsPerNode": {"type": "integer", "minimum": 0, "maximum": 256, "description": "pods per node, which sizes each node's pod IP range (default 15 as the GKE TPU Provisioner; 0 = GKE's default)"},
+            "secureBoot": {"type": "boolean", "description": "Shielded VM Secure Boot (default true, as the GKE TPU Provisioner)"},
+            "secondaryBootDisk": {"type": "string", "pattern": "^(projects/[^/]+/)?global/images/[^/]+$", "description": "a disk image attached to each node as a container image cache (projects/P/global/images/I)"},
+            "diskType": {"type": "string", "minLength": 1, "description": "boot disk type (pd-balanced, hyperdisk-balanced, …)"},
+            "bootDiskKmsKey": {"type": "string", "pattern": "^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$", "description": "customer-managed key of the boot disks"},
+            "podLabelsToNodes": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "pod label keys copied onto the pool's nodes (the original's GCP_POD_TO_NODE_LABELS; a pod adds keys with tpu-provisioner.cloud.google.com/copy-labels)"},
+            "tpuResource": {"type": "string", "minLength": 1, "description": "the pod resource that counts as TPU chips (default google.com/tpu; the original's POD_RESOURCE_TYPE)"}
           }
         }
       }

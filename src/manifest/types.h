@@ -179,6 +179,18 @@ struct DemandPolicy {
   std::string zone;                       // node zone; "" = the cluster's location when a zone
   std::string service_account;            // node service account; "" = GKE's default
   StringMap node_labels;                  // extra Kubernetes node labels
+  // Node options, as the GKE TPU Provisioner offers them (its environment
+  // variables there, per target here).
+  std::vector<std::string> allowed_service_accounts;  // a pod's annotation may pick one
+  std::vector<std::pair<std::string, std::string>> additional_node_networks;  // network, subnetwork
+  std::vector<std::string> tags;          // network tags
+  int max_pods_per_node = 15;             // 0 = GKE's default
+  bool secure_boot = true;
+  std::string secondary_boot_disk;        // image for CONTAINER_IMAGE_CACHE; "" = none
+  std::string disk_type;                  // "" = GKE's default
+  std::string boot_disk_kms_key;          // "" = Google-managed
+  std::vector<std::string> pod_labels_to_nodes;
+  std::string tpu_resource = "google.com/tpu";
 };
 
 // kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.

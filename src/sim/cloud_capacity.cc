@@ -17,10 +17,18 @@ void CapacityModel::SetReservation(const std::string& name, const Reservation& r
   reservations_[name].used = used;
 }
 
+std::map<std::string, CapacityModel::Reservation>::iterator CapacityModel::Find(const std::string& reservation) {
+  auto it = reservations_.find(reservation);
+  if (it != reservations_.end()) return it;
+  // "P/N" also finds a reservation declared without a project.
+  auto slash = reservation.find('/');
+  return slash == std::string::npos ? it : reservations_.find(reservation.substr(slash + 1));
+}
+
 std::string CapacityModel::Acquire(const std::string& zone, const std::string& accelerator,
                                    const std::string& reservation, int64_t chips) {
   if (!reservation.empty()) {
-    auto it = reservations_.find(reservation);
+    auto it = Find(reservation);
     if (it == reservations_.end()) return "";
     Reservation& r = it->second;
     if (r.used + chips > r.chips) {
@@ -46,7 +54,7 @@ std::string CapacityModel::Acquire(const std::string& zone, const std::string& a
 void CapacityModel::Release(const std::string& zone, const std::string& accelerator,
                             const std::string& reservation, int64_t chips) {
   if (!reservation.empty()) {
-    auto it = reservations_.find(reservation);
+    auto it = Find(reservation);
     if (it != reservations_.end()) it->second.used = std::max<int64_t>(0, it->second.used - chips);
     return;
   }
@@ -70,8 +78,11 @@ json CapacityModel::ToJson() const {
   }
   json reservations = json::array();
   for (const auto& [name, r] : reservations_) {
-    reservations.push_back({{"name", name}, {"zone", r.zone}, {"accelerator", r.accelerator},
-                            {"chips", r.chips}, {"used", r.used}});
+    auto slash = name.find('/');
+    json j = {{"name", name.substr(slash == std::string::npos ? 0 : slash + 1)}, {"zone", r.zone},
+              {"accelerator", r.accelerator}, {"chips", r.chips}, {"used", r.used}};
+    if (slash != std::string::npos) j["project"] = name.substr(0, slash);
+    reservations.push_back(j);
   }
   return {{"zones", zones}, {"reservations", reservations}};
 }
@@ -86,6 +97,7 @@ void CapacityModel::Apply(const json& config) {
     Reservation res{r.value("zone", ""), r.value("accelerator", ""), r.value("chips", int64_t{0}),
                     r.value("used", int64_t{0})};
     std::string name = r.value("name", "");
+    if (!r.value("project", "").empty()) name = r.value("project", "") + "/" + name;
     if (r.contains("used")) reservations_[name] = res;
     else SetReservation(name, res);
   }

@@ -25,9 +25,13 @@ class CapacityModel {
   // Sets the chips a zone has for an accelerator (its GKE label value);
   // chips < 0 removes the limit. Chips in use stay in use.
   void SetZoneChips(const std::string& zone, const std::string& accelerator, int64_t chips);
+  // `name` is "N", or "P/N" for reservation N owned by project P (what a
+  // shared reservation is: pools of other projects name it
+  // projects/P/reservations/N). A plain "N" is found from any project.
   void SetReservation(const std::string& name, const Reservation& r);
 
-  // Takes `chips` from the reservation when one is named, else from the zone.
+  // Takes `chips` from the reservation when one is named ("P/N": project P's
+  // reservation N), else from the zone.
   // Returns "" when granted, else the stockout message in GKE's words.
   std::string Acquire(const std::string& zone, const std::string& accelerator,
                       const std::string& reservation, int64_t chips);
@@ -35,7 +39,7 @@ class CapacityModel {
                const std::string& reservation, int64_t chips);
 
   // {"zones":[{"zone","accelerator","chips","used"}],
-  //  "reservations":[{"name","zone","accelerator","chips","used"}]}
+  //  "reservations":[{"name","project"?,"zone","accelerator","chips","used"}]}
   json ToJson() const;
   // Merges a config of the same shape ("used" optional).
   void Apply(const json& config);
@@ -46,7 +50,8 @@ class CapacityModel {
   }
   std::map<std::string, int64_t> zone_chips_;
   std::map<std::string, int64_t> zone_used_;
-  std::map<std::string, Reservation> reservations_;
+  std::map<std::string, Reservation>::iterator Find(const std::string& reservation);
+  std::map<std::string, Reservation> reservations_;  // by "N" or "P/N"
 };
 
 }  // namespace tpu::sim

@@ -37,6 +37,7 @@ LeaderPod Leader(const std::string& jobset, const std::string& key, const std::s
   l.accelerator = acc;
   l.topology = topo;
   l.tpu_request = tpu;
+  l.requests[kTpuResource] = tpu;
   l.node_selector = {{kAcceleratorSelector, acc}, {kTopologySelector, topo}};
   return l;
 }
@@ -367,6 +368,234 @@ TEST(DecideTest, V7xGetsItsWorkloadPolicyFirstAndLosesItAfter) {
   d = Decide(in);
   ASSERT_EQ(Summary(d), (std::vector<std::string>{"delete train-0123456789ab", "delete train-0123456789ab-wp"}));
   EXPECT_EQ(d.actions[1].depends_on, std::vector<std::string>{d.actions[0].resource.Id()});
+}
+
+// Selectors: everything but cloud.google.com/* and google.com/* is copied onto
+// the nodes, as the GKE TPU Provisioner does, and ICI resiliency and the
+// location hint are kept; kubernetes.io/* is not (the kubelet refuses it).
+TEST(BuildSliceTest, SelectorsPassedThroughAsTheOriginalDoes) {
+  auto l = Leader("t", kKey, "tpu-v6e-slice", "4x4", 4);
+  l.node_selector[kIciResiliencySelector] = "false";
+  l.node_selector[kLocationHintSelector] = "cell-a";
+  l.node_selector["team"] = "ml";
+  l.node_selector["google.com/anything"] = "x";
+  l.node_selector["cloud.google.com/gke-nodepool"] = "x";
+  l.node_selector["kubernetes.io/os"] = "linux";
+  l.node_selector["node.kubernetes.io/instance-type"] = "x";
+  auto s = BuildSlice(Policy(), kCluster, l);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const auto& labels = *s->pool.labels;
+  EXPECT_EQ(labels.at(kIciResiliencySelector), "false");
+  EXPECT_EQ(labels.at(kLocationHintSelector), "cell-a");
+  EXPECT_EQ(labels.at("team"), "ml");
+  for (const char* k : {"google.com/anything", "cloud.google.com/gke-nodepool", kAcceleratorSelector,
+                        kTopologySelector, "kubernetes.io/os", "node.kubernetes.io/instance-type"})
+    EXPECT_EQ(labels.count(k), 0u) << k;
+  // The selectors are part of the pool's spec: another hint is another pool.
+  auto other = l;
+  other.node_selector[kLocationHintSelector] = "cell-b";
+  EXPECT_NE(BuildSlice(Policy(), kCluster, other)->spec, s->spec);
+  other.node_selector[kLocationHintSelector] = "cell-a";
+  EXPECT_EQ(BuildSlice(Policy(), kCluster, other)->spec, s->spec);
+}
+
+TEST(BuildSliceTest, SharedReservationAndSpotWithReservation) {
+  auto l = Leader("t", kKey, "tpu-v6e-slice", "4x4", 4);
+  l.reservation = "res-a";
+  l.reservation_project = "owner-proj";
+  auto s = BuildSlice(Policy(), kCluster, l);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->pool.reservation_affinity->values,
+            std::vector<std::string>{"projects/owner-proj/reservations/res-a"});
+  l.spot = true;
+  auto both = BuildSlice(Policy(), kCluster, l);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("both spot"), std::string::npos) << both.status().message();
+  auto project_only = Leader("t", kKey, "tpu-v6e-slice", "4x4", 4);
+  project_only.reservation_project = "owner-proj";
+  EXPECT_FALSE(BuildSlice(Policy(), kCluster, project_only).ok());
+}
+
+TEST(BuildSliceTest, NodeOptionsFromThePolicyAndThePod) {
+  auto policy = Policy();
+  policy.service_account = "nodes@p.iam.gserviceaccount.com";
+  policy.allowed_service_accounts = {"team-a@p.iam.gserviceaccount.com"};
+  policy.additional_node_networks = {{"vpc-b", "sub-b"}};
+  policy.tags = {"tpu"};
+  policy.secondary_boot_disk = "projects/p/global/images/cache";
+  policy.disk_type = "hyperdisk-balanced";
+  policy.boot_disk_kms_key = "projects/p/locations/us/keyRings/r/cryptoKeys/k";
+  policy.pod_labels_to_nodes = {"team"};
+  auto l = Leader("t", kKey, "tpu-v6e-slice", "4x4", 4);
+  l.labels = {{"team", "a"}, {"run", "7"}, {"other", "x"}};
+  auto s = BuildSlice(policy, kCluster, l);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const auto& p = s->pool;
+  EXPECT_EQ(p.service_account, "nodes@p.iam.gserviceaccount.com");
+  EXPECT_EQ(p.additional_node_networks, (std::vector<cloud::AdditionalNodeNetwork>{{"vpc-b", "sub-b"}}));
+  EXPECT_EQ(p.tags, std::vector<std::string>{"tpu"});
+  EXPECT_EQ(p.max_pods_per_node, 15) << "the original's default";
+  EXPECT_EQ(p.secure_boot, true) << "the original's default";
+  EXPECT_EQ(p.secondary_boot_disks,
+            (std::vector<cloud::SecondaryBootDisk>{{"projects/p/global/images/cache", "CONTAINER_IMAGE_CACHE"}}));
+  EXPECT_EQ(p.disk_type, "hyperdisk-balanced");
+  EXPECT_EQ(p.boot_disk_kms_key, "projects/p/locations/us/keyRings/r/cryptoKeys/k");
+  EXPECT_EQ(p.labels->at("team"), "a");
+  EXPECT_EQ(p.labels->count("run"), 0u);
+
+  // The pod's annotations, read as the original reads them.
+  l.copy_labels = "run, other";
+  l.additional_networks = "vpc-c:sub-c, vpc-d : sub-d";
+  l.node_service_account = "team-a@p.iam.gserviceaccount.com";
+  s = BuildSlice(policy, kCluster, l);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->pool.service_account, "team-a@p.iam.gserviceaccount.com");
+  EXPECT_EQ(s->pool.additional_node_networks,
+            (std::vector<cloud::AdditionalNodeNetwork>{{"vpc-c", "sub-c"}, {"vpc-d", "sub-d"}}));
+  EXPECT_EQ(s->pool.labels->at("run"), "7");
+  EXPECT_EQ(s->pool.labels->at("other"), "x");
+  l.node_service_account = "admin@p.iam.gserviceaccount.com";
+  auto refused = BuildSlice(policy, kCluster, l);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("not in Cluster spec.demand.allowedServiceAccounts"), std::string::npos);
+  l.node_service_account.reset();
+  l.additional_networks = "vpc-c";
+  EXPECT_FALSE(BuildSlice(policy, kCluster, l).ok());
+
+  // Another resource counts as TPU chips; maxPodsPerNode 0 and secureBoot false.
+  policy.tpu_resource = "example.com/tpu";
+  policy.max_pods_per_node = 0;
+  policy.secure_boot = false;
+  auto custom = Leader("t", kKey, "tpu-v6e-slice", "4x4", 0);
+  custom.requests = {{"example.com/tpu", 4}};
+  s = BuildSlice(policy, kCluster, custom);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->pool.machine_type, "ct6e-standard-4t");
+  EXPECT_FALSE(s->pool.max_pods_per_node);
+  EXPECT_EQ(s->pool.secure_boot, false);
+}
+
+// A pool the GKE TPU Provisioner made: its node labels, its name.
+cloud::NodePool OriginalPool(const std::string& jobset, const std::string& key, const std::string& ns,
+                             const std::string& status = "RUNNING") {
+  cloud::NodePool p;
+  p.name = CompatPoolName(jobset, key);
+  p.machine_type = "ct6e-standard-4t";
+  p.node_count = 4;
+  p.status = status;
+  p.placement_policy = cloud::PlacementPolicy{"COMPACT", "4x4", ""};
+  p.labels = cloud::StringMap{{kCompatManagerLabel, kCompatManagerValue}, {kCompatJobSetLabel, jobset},
+                              {kCompatNamespaceLabel, ns},
+                              {"google.com/tpu-provisioner-nodepool-hash", "abc"}};
+  return p;
+}
+
+TEST(DecideTest, PoolsOfTheOriginalAreAdoptedReusedAndCollected) {
+  auto policy = Policy();
+  auto in = Inputs(&policy);
+  in.jobsets["ml/train"] = Js("train");
+  in.leaders = {Leader("train", kKey, "tpu-v6e-slice", "4x4", 4)};
+  cloud::NodePool gone = OriginalPool("old", kKey2, "ml");
+  cloud::NodePool older = OriginalPool("older", kKey2, "");
+  older.labels = cloud::StringMap{{kCompatManagerLabel, kCompatManagerValue}, {kCompatNodepoolIdLabel, "older"}};
+  cloud::NodePool foreign = OriginalPool("mine", kKey2, "ml");
+  foreign.labels.reset();
+  in.live_pools = {OriginalPool("train", kKey, "ml"), gone, older, foreign};
+  EXPECT_EQ(CompatPoolName("train", kKey), "train-01234");
+  EXPECT_EQ(CompatPoolName(std::string(40, 'j'), kKey), std::string(34, 'j') + "-01234");
+  auto owner = WorkloadOwner(older);
+  ASSERT_TRUE(owner);
+  EXPECT_EQ(owner->Key(), "default/older") << "the original's default namespace";
+  EXPECT_FALSE(WorkloadOwner(foreign));
+
+  Decision d = Decide(in);
+  EXPECT_TRUE(d.actions.empty()) << "the leader's pool is the original's train-01234; the others wait out the grace";
+  EXPECT_TRUE(d.refusals.empty());
+  EXPECT_EQ(d.pools.size(), 3u);
+  EXPECT_EQ(d.chips_in_use, 48) << "pools in their grace period still count";
+  in.gone_since = d.gone_since;
+  in.now += minutes(6);
+  d = Decide(in);
+  EXPECT_EQ(Summary(d), (std::vector<std::string>{"delete old-fedcb", "delete older-fedcb"}));
+}
+
+TEST(DecideTest, AChangedJobSetGetsItsPoolReplacedOnceTheOldOneIsGone) {
+  auto policy = Policy();
+  auto in = Inputs(&policy);
+  auto old_leader = Leader("train", kKey, "tpu-v6e-slice", "2x4", 4);
+  old_leader.jobset_uid = "uid-1";
+  cloud::NodePool old_pool = BuildSlice(policy, kCluster, old_leader)->pool;
+  old_pool.status = "RUNNING";
+  in.live_pools = {old_pool};
+  auto leader = Leader("train", kKey, "tpu-v6e-slice", "4x4", 4);
+  leader.jobset_uid = "uid-2";
+  in.leaders = {leader};
+  auto js = Js("train");
+  js.uid = "uid-2";
+  in.jobsets["ml/train"] = js;
+  // The old JobSet's pods are still there: wait, and say so.
+  in.live_jobset_uids = {"uid-2", "uid-1"};
+  Decision d = Decide(in);
+  EXPECT_TRUE(d.actions.empty());
+  ASSERT_EQ(d.refusals.size(), 1u);
+  EXPECT_EQ(d.refusals[0].event_reason, "TPUProvisioningWaiting");
+  EXPECT_NE(d.refusals[0].reason.find("uid uid-1"), std::string::npos) << d.refusals[0].reason;
+  // Gone: the pool is deleted now (no grace: its JobSet is not coming back) …
+  in.live_jobset_uids = {"uid-2"};
+  d = Decide(in);
+  EXPECT_EQ(Summary(d), std::vector<std::string>{"delete train-0123456789ab"});
+  ASSERT_EQ(d.refusals.size(), 1u);
+  EXPECT_EQ(d.refusals[0].event_reason, "TPUNodePoolReplaced");
+  EXPECT_NE(d.refusals[0].reason.find("ct6e-standard-4t ×2 2x4 → ct6e-standard-4t ×4 4x4"), std::string::npos)
+      << d.refusals[0].reason;
+  // … and while it stops, the leader waits with an Event; once gone, the create.
+  in.live_pools[0].status = "STOPPING";
+  d = Decide(in);
+  EXPECT_TRUE(d.actions.empty());
+  ASSERT_EQ(d.refusals.size(), 1u);
+  EXPECT_EQ(d.refusals[0].event_reason, "TPUProvisioningWaiting");
+  in.live_pools.clear();
+  d = Decide(in);
+  EXPECT_EQ(Summary(d), std::vector<std::string>{"create train-0123456789ab"});
+  EXPECT_EQ(d.actions[0].node_pool->resource_labels->at(kPoolJobSetUidLabel), "uid-2");
+  // The same shape under a new UID reuses the pool: nothing to replace.
+  in.live_pools = {old_pool};
+  in.leaders[0] = old_leader;
+  in.leaders[0].jobset_uid = "uid-2";
+  d = Decide(in);
+  EXPECT_TRUE(d.actions.empty());
+  EXPECT_TRUE(d.refusals.empty());
+}
+
+TEST(DecideTest, V7xUsesAPreCreatedWorkloadPolicyWhenThereIsOne) {
+  auto policy = Policy();
+  auto in = Inputs(&policy);
+  in.jobsets["ml/train"] = Js("train");
+  in.leaders = {Leader("train", kKey, "tpu7x", "2x2x4", 4)};
+  Decision d = Decide(in);
+  EXPECT_EQ(Summary(d), (std::vector<std::string>{"create train-0123456789ab-wp", "create train-0123456789ab"}));
+  cloud::WorkloadPolicy pre;
+  pre.name = "tpu-provisioner-2x2x4";
+  pre.region = "us-east5";
+  pre.type = "HIGH_THROUGHPUT";
+  pre.accelerator_topology = "2x2x4";
+  in.live_policies = {pre};
+  d = Decide(in);
+  EXPECT_EQ(Summary(d), std::vector<std::string>{"create train-0123456789ab"});
+  EXPECT_EQ(d.actions[0].node_pool->placement_policy->policy_name, "tpu-provisioner-2x2x4");
+  EXPECT_TRUE(d.actions[0].depends_on.empty());
+  // Its pool's delete leaves the shared policy alone.
+  cloud::NodePool live = *d.actions[0].node_pool;
+  live.status = "RUNNING";
+  in.live_pools = {live};
+  in.leaders.clear();
+  in.jobsets.clear();
+  in.now += minutes(10);
+  d = Decide(in);
+  in.gone_since = d.gone_since;
+  in.now += minutes(10);
+  d = Decide(in);
+  EXPECT_EQ(Summary(d), std::vector<std::string>{"delete train-0123456789ab"});
 }
 
 }  // namespace

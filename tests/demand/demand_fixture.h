@@ -9,6 +9,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -89,6 +91,14 @@ class DemandFixture : public ::testing::Test {
   std::vector<json> Events(const std::string& reason);
   std::string NodeOfPod(const std::string& ns, const std::string& name);
 
+  // Applied to every pod CreatePod makes (extra selectors, labels, annotations).
+  std::function<void(json& pod)> pod_edit_;
+  // Every request the cloud emulator answered (its record file), as JSON lines.
+  std::vector<json> Recorded(const std::string& method, const std::string& path_suffix);
+  // Node pool create bodies the emulator received, by pool name.
+  std::map<std::string, json> RecordedCreates();
+  std::string record_file_;
+
   manifest::Target target_;
   TestClock clock_;
   std::unique_ptr<kube::testing::Cluster> kube_;
@@ -102,6 +112,10 @@ inline void DemandFixture::SetUp() {
   kube_ = std::make_unique<kube::testing::Cluster>();
   sim::CloudEmulatorOptions o;
   o.op_latency_ms = {{"default", 50}};
+  record_file_ = ::testing::TempDir() + "demand_record_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl";
+  std::remove(record_file_.c_str());
+  o.record_file = record_file_;
   cloud_emu_ = std::make_unique<sim::CloudEmulator>(o);
   ASSERT_TRUE(cloud_emu_->Start().ok());
   ASSERT_TRUE(cloud_emu_->EnsureCluster(kProject, kZone, kClusterName).ok());
@@ -186,8 +200,13 @@ inline void DemandFixture::CreatePod(const std::string& ns, const std::string& j
                                      const std::string& accelerator, const std::string& topology, int tpu) {
   std::string name = PodName(jobset, job, index);
   const auto& pods = kube::resources::kPods;
-  ASSERT_TRUE(kube_->client->Create(pods, ns, PodJson(ns, jobset, job, index, accelerator, topology, tpu)).ok())
-      << name;
+  json pod = PodJson(ns, jobset, job, index, accelerator, topology, tpu);
+  // JobSet labels its pods with its UID (as the JobSet controller does).
+  if (auto js = kube_->client->Get(kube::resources::kJobSets, ns, jobset); js.ok())
+    pod["metadata"]["labels"][kJobSetUidLabel] = (*js)["metadata"].value("uid", "");
+  if (pod_edit_) pod_edit_(pod);
+  name = pod["metadata"].value("name", name);
+  ASSERT_TRUE(kube_->client->Create(pods, ns, pod).ok()) << name;
   ASSERT_TRUE(kube_->client->MergePatch(pods, ns, name, UnschedulableStatus(), "status").ok());
 }
 
@@ -224,18 +243,38 @@ inline std::map<std::string, cloud::NodePool> DemandFixture::LivePools() {
 inline int DemandFixture::ScheduleAndRun() {
   const auto& nodes = kube::resources::kNodes;
   const auto& pods = kube::resources::kPods;
-  // Kubelets register once the pool's VMs run.
-  for (const auto& [name, pool] : LivePools()) {
+  // Kubelets register once the pool's VMs run; the Nodes of a pool that is
+  // gone go with its VMs.
+  auto live = LivePools();
+  if (auto all = kube_->client->List(nodes, "", {}); all.ok())
+    for (const auto& n : all->items) {
+      std::string pool = n["metadata"]["labels"].value("cloud.google.com/gke-nodepool", "");
+      if (!live.count(pool) || live[pool].status != "RUNNING") {
+        EXPECT_TRUE(kube_->client->Delete(nodes, "", n["metadata"].value("name", "")).ok());
+      }
+    }
+  for (const auto& [name, pool] : live) {
     if (pool.status != "RUNNING") continue;
     for (int i = 0; i < pool.node_count; ++i) {
       std::string node = "gke-" + name + "-" + std::to_string(i);
-      if (kube_->client->Get(nodes, "", node).ok()) continue;
       json labels = {{"cloud.google.com/gke-nodepool", name}};
       for (const auto& [k, v] : pool.labels.value_or(cloud::StringMap{})) labels[k] = v;
       auto shape_chips = catalog::ChipsPerVm(pool.machine_type);
       if (pool.placement_policy && !pool.placement_policy->tpu_topology.empty())
         labels[kTopologySelector] = pool.placement_policy->tpu_topology;
       labels[kAcceleratorSelector] = catalog::GenerationOfMachineType(pool.machine_type)->accelerator;
+      // The capacity labels GKE puts on the nodes it makes (pods select them).
+      if (pool.spot) labels[kSpotSelector] = "true";
+      if (pool.reservation_affinity && !pool.reservation_affinity->values.empty()) {
+        std::string v = pool.reservation_affinity->values[0];
+        labels[kReservationSelector] = v.substr(v.rfind('/') + 1);
+        if (v.rfind("projects/", 0) == 0) labels[kReservationProjectSelector] = v.substr(9, v.find('/', 9) - 9);
+      }
+      // A Node of the same name from a pool deleted and made again is replaced.
+      if (auto old = kube_->client->Get(nodes, "", node); old.ok()) {
+        if ((*old)["metadata"].value("labels", json::object()) == labels) continue;
+        EXPECT_TRUE(kube_->client->Delete(nodes, "", node).ok());
+      }
       json n = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", node}, {"labels", labels}}}};
       EXPECT_TRUE(kube_->client->Create(nodes, "", n).ok());
       json st = {{"status", {{"allocatable", {{kTpuResource, std::to_string(shape_chips)}}},
@@ -301,6 +340,27 @@ inline std::vector<json> DemandFixture::Events(const std::string& reason) {
   if (!list.ok()) return out;
   for (const auto& e : list->items)
     if (e.value("reason", "") == reason) out.push_back(e);
+  return out;
+}
+
+inline std::vector<json> DemandFixture::Recorded(const std::string& method, const std::string& path_suffix) {
+  std::vector<json> out;
+  std::ifstream in(record_file_);
+  std::string line;
+  while (std::getline(in, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("method", "") != method) continue;
+    std::string path = j.value("path", "");
+    if (path.size() >= path_suffix.size() && path.compare(path.size() - path_suffix.size(), path_suffix.size(), path_suffix) == 0)
+      out.push_back(j);
+  }
+  return out;
+}
+
+inline std::map<std::string, json> DemandFixture::RecordedCreates() {
+  std::map<std::string, json> out;
+  for (const auto& r : Recorded("POST", "/nodePools"))
+    if (r.value("status", 0) == 200) out[r["request"]["nodePool"].value("name", "")] = r["request"]["nodePool"];
   return out;
 }
 

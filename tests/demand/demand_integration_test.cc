@@ -137,15 +137,22 @@ TEST_F(DemandIntegrationTest, RestartMidCreateMakesNoDuplicate) {
   EXPECT_EQ(transport_->client_errors.load(), 0);
 }
 
-// Beyond the policy: a Warning Event on the leader pod says why; no pool.
+// Beyond the policy: a Warning Event on the leader pod (and its JobSet) says why; no pool.
 TEST_F(DemandIntegrationTest, RequestBeyondThePolicyGetsAnEventAndNoPool) {
   CreateJobSet("huge", 1, "tpu-v6e-slice", "8x8", 4, 16);  // topology not allowed
   CreateJobSet("many", 5, "tpu-v6e-slice", "4x4", 4, 1, "team-b");  // 5 × 16 > maxChips 64
+  auto on_pods = [&] {
+    std::vector<json> out;
+    for (const auto& e : Events("TPUProvisioningRefused"))
+      if (e["involvedObject"].value("kind", "") == "Pod") out.push_back(e);
+    return out;
+  };
   ASSERT_TRUE(Eventually([&] {
     Pass();
-    return Events("TPUProvisioningRefused").size() == 2;
+    return on_pods().size() == 2;
   }));
-  auto events = Events("TPUProvisioningRefused");
+  EXPECT_EQ(Events("TPUProvisioningRefused").size(), 4u) << "and one on each JobSet";
+  auto events = on_pods();
   std::map<std::string, std::string> why;
   for (const auto& e : events) why[e["involvedObject"]["name"]] = e["message"];
   EXPECT_NE(why["huge-slice-0-0"].find("topology 8x8 is not allowed"), std::string::npos) << why["huge-slice-0-0"];
@@ -155,7 +162,8 @@ TEST_F(DemandIntegrationTest, RequestBeyondThePolicyGetsAnEventAndNoPool) {
   EXPECT_EQ(pools.count(PoolName("huge", JobKey("huge", 0))), 0u);
   // Refused again on the next pass: the Event's count goes up, no new Event.
   Pass();
-  EXPECT_EQ(Events("TPUProvisioningRefused").size(), 2u);
+  EXPECT_EQ(on_pods().size(), 2u);
+  EXPECT_EQ(Events("TPUProvisioningRefused").size(), 4u);
 }
 
 // A stockout: the create fails, the ERROR pool is deleted, the leader keeps

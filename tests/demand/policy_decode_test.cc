@@ -42,6 +42,31 @@ TEST(DemandPolicyDecodeTest, ValuesAndDefaults) {
   EXPECT_EQ(d.node_labels, (StringMap{{"team", "ml"}}));
 }
 
+TEST(DemandPolicyDecodeTest, NodeOptions) {
+  FakeTree tree;
+  tree.Write("deploy/proj-demand/c1/cluster.yaml",
+             Cluster("    accelerators: [v6e]\n    maxChips: 16\n"
+                     "    allowedServiceAccounts: [a@p.iam.gserviceaccount.com]\n"
+                     "    additionalNodeNetworks: [{network: vpc-b, subnetwork: sub-b}]\n"
+                     "    tags: [tpu-nodes]\n    maxPodsPerNode: 32\n    secureBoot: false\n"
+                     "    secondaryBootDisk: projects/p/global/images/cache\n    diskType: hyperdisk-balanced\n"
+                     "    bootDiskKmsKey: projects/k/locations/us/keyRings/r/cryptoKeys/boot\n"
+                     "    podLabelsToNodes: [team]\n    tpuResource: example.com/tpu\n"));
+  Repo repo = LoadRepo(tree);
+  ASSERT_EQ(Errors(repo), std::vector<std::string>{});
+  const DemandPolicy& d = *repo.targets[0].policy.demand;
+  EXPECT_EQ(d.allowed_service_accounts, std::vector<std::string>{"a@p.iam.gserviceaccount.com"});
+  EXPECT_EQ(d.additional_node_networks, (std::vector<std::pair<std::string, std::string>>{{"vpc-b", "sub-b"}}));
+  EXPECT_EQ(d.tags, std::vector<std::string>{"tpu-nodes"});
+  EXPECT_EQ(d.max_pods_per_node, 32);
+  EXPECT_FALSE(d.secure_boot);
+  EXPECT_EQ(d.secondary_boot_disk, "projects/p/global/images/cache");
+  EXPECT_EQ(d.disk_type, "hyperdisk-balanced");
+  EXPECT_EQ(d.boot_disk_kms_key, "projects/k/locations/us/keyRings/r/cryptoKeys/boot");
+  EXPECT_EQ(d.pod_labels_to_nodes, std::vector<std::string>{"team"});
+  EXPECT_EQ(d.tpu_resource, "example.com/tpu");
+}
+
 TEST(DemandPolicyDecodeTest, MinimalPolicyDefaults) {
   FakeTree tree;
   tree.Write("deploy/proj-demand/c1/cluster.yaml", Cluster("    accelerators: [v6e]\n    maxChips: 16\n"));
@@ -53,6 +78,10 @@ TEST(DemandPolicyDecodeTest, MinimalPolicyDefaults) {
   EXPECT_FALSE(d.max_chips_per_namespace);
   EXPECT_EQ(d.grace_period_seconds, 300);
   EXPECT_FALSE(repo.targets[0].policy.kueue);
+  // The GKE TPU Provisioner's defaults.
+  EXPECT_EQ(d.max_pods_per_node, 15);
+  EXPECT_TRUE(d.secure_boot);
+  EXPECT_EQ(d.tpu_resource, "google.com/tpu");
 }
 
 TEST(DemandPolicyDecodeTest, NoDemandWithoutTheSection) {
@@ -78,6 +107,11 @@ TEST(DemandPolicyDecodeTest, BadInputIsAnErrorAtItsPlace) {
       {"    accelerators: [v6e]\n    maxChips: 8\n    gracePeriod: soon\n", "spec.demand.gracePeriod"},
       {"    accelerators: [v6e]\n    maxChips: -1\n", "spec.demand.maxChips"},
       {"    accelerators: [v6e]\n    maxChips: 8\n    surprise: true\n", "surprise"},
+      {"    accelerators: [v6e]\n    maxChips: 8\n    maxPodsPerNode: 4\n",
+       "cluster.yaml:10:5: spec.demand.maxPodsPerNode: expected 0 (GKE's default) or 8 to 256, got 4"},
+      {"    accelerators: [v6e]\n    maxChips: 8\n    bootDiskKmsKey: my-key\n", "spec.demand.bootDiskKmsKey"},
+      {"    accelerators: [v6e]\n    maxChips: 8\n    additionalNodeNetworks: [{network: v}]\n",
+       "subnetwork"},
   };
   for (const auto& c : cases) {
     FakeTree tree;

@@ -74,12 +74,52 @@ TEST(WorkloadTest, SpotReservationOptOutAndRequestsAcrossContainers) {
   EXPECT_EQ(l->tpu_request, 8);
 }
 
+// The GKE TPU Provisioner's keys on a pod: its opt-out (label or annotation),
+// its annotations for node options, the shared reservation's project.
+TEST(WorkloadTest, TheOriginalsKeys) {
+  json p = Pod();
+  p["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-uid"] = "uid-7";
+  p["metadata"]["labels"]["team"] = "a";
+  p["metadata"]["annotations"]["tpu-provisioner.cloud.google.com/copy-labels"] = "team";
+  p["metadata"]["annotations"]["tpu-provisioner.cloud.google.com/additional-node-networks"] = "v:s";
+  p["metadata"]["annotations"]["tpu-provisioner.cloud.google.com/node-service-account"] = "sa@p.iam.gserviceaccount.com";
+  p["spec"]["nodeSelector"]["cloud.google.com/reservation-name"] = "res-a";
+  p["spec"]["nodeSelector"]["cloud.google.com/reservation-project"] = "owner";
+  p["spec"]["containers"][0]["resources"]["limits"]["example.com/chips"] = "8";
+  auto l = ParseLeader(p);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->jobset_uid, "uid-7");
+  EXPECT_EQ(l->labels.at("team"), "a");
+  EXPECT_EQ(l->copy_labels, "team");
+  EXPECT_EQ(l->additional_networks, "v:s");
+  EXPECT_EQ(l->node_service_account, "sa@p.iam.gserviceaccount.com");
+  EXPECT_EQ(l->reservation_project, "owner");
+  EXPECT_EQ(l->Request("example.com/chips"), 8);
+  EXPECT_EQ(l->Request("google.com/tpu"), 4);
+  EXPECT_FALSE(l->opted_out);
+  json label = Pod();
+  label["metadata"]["labels"]["tpu-provisioner.cloud.google.com/disable-autoprovisioning"] = "true";
+  EXPECT_TRUE(ParseLeader(label)->opted_out);
+  json annotation = Pod();
+  annotation["metadata"]["annotations"]["tpu-provisioner.cloud.google.com/disable-autoprovisioning"] = "true";
+  EXPECT_TRUE(ParseLeader(annotation)->opted_out);
+  // Another resource than google.com/tpu: still a leader (the cluster's
+  // policy says which resource counts).
+  json other = Pod();
+  other["spec"]["containers"][0]["resources"] = {{"requests", {{"example.com/chips", "4"}}}};
+  auto o = ParseLeader(other);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->tpu_request, 0);
+  EXPECT_EQ(o->Request("example.com/chips"), 4);
+}
+
 TEST(WorkloadTest, JobSetStates) {
   JobSetState running = ParseJobSet(json::parse(
-      R"({"metadata": {"name": "train", "namespace": "ml"}, "status": {"restarts": 2,
+      R"({"metadata": {"name": "train", "namespace": "ml", "uid": "u-1"}, "status": {"restarts": 2,
           "conditions": [{"type": "Completed", "status": "False"}]}})"));
   EXPECT_FALSE(running.finished);
   EXPECT_EQ(running.restarts, 2);
+  EXPECT_EQ(running.uid, "u-1");
   JobSetState done = ParseJobSet(json::parse(
       R"({"metadata": {"name": "train", "namespace": "ml"}, "status": {
           "conditions": [{"type": "Completed", "status": "True", "lastTransitionTime": "2026-11-22T07:00:00Z"}]}})"));

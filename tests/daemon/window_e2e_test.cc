@@ -25,10 +25,10 @@ TEST(WindowE2eTest, DenyWindowHoldsACommitsCreatesThenTheyApplyWhenItOpens) {
   FakeMetadataServer metadata;
   fs::path repo = tmp.path() / "repo";
   InitRepo(repo);
-  // A fixed deny window from an hour ago until 4 s from now (RFC 3339 ranges
+  // A fixed deny window from an hour ago until 8 s from now (RFC 3339 ranges
   // are to the second; cron windows to the minute).
   const int64_t now = std::time(nullptr);
-  const std::string until = FormatRfc3339(now + 4);
+  const std::string until = FormatRfc3339(now + 8);
   WriteFile(repo / "deploy/tpu-proj/c1/cluster.yaml",
             ClusterYaml("c1") + "  changeWindows:\n    - kind: deny\n      start: \"" + FormatRfc3339(now - 3600) +
                 "\"\n      end: \"" + until + "\"\n");
@@ -48,13 +48,13 @@ TEST(WindowE2eTest, DenyWindowHoldsACommitsCreatesThenTheyApplyWhenItOpens) {
   EXPECT_EQ(held["held"]["actions"], 2);
   EXPECT_EQ(held["held"]["until"], until);
   EXPECT_EQ(held["lastPlan"]["create"], 2);  // planned all the same
-  // Still inside the window (it has 4 s): nothing was created.
-  if (std::time(nullptr) < now + 4) {
+  // Still inside the window (it has 8 s): nothing was created.
+  if (std::time(nullptr) < now + 8) {
     EXPECT_TRUE(cloud.Pools("c1").empty());
   }
 
   ASSERT_TRUE(WaitUntil([&] { return cloud.Pools("c1").size() == 2; }, 30s)) << d.Status().dump(2) << d.Log();
-  EXPECT_GE(std::time(nullptr), now + 4);  // not before the window opened
+  EXPECT_GE(std::time(nullptr), now + 8);  // not before the window opened
   ASSERT_TRUE(WaitUntil([&] {
     json s = d.Status();
     return s.is_object() && !s["targets"].empty() && s["targets"][0]["state"] == "in-sync";

@@ -1,6 +1,7 @@
 // `tpu-provisioner plan`: load the repo, refresh live state (list calls only),
-// compute the plan and print it — Terraform-style text, or the JSON document
-// of docs/plan-json.md with `-o json` — and optionally save it for
+// compute the plan and print it — Terraform-style text, the JSON document
+// of docs/plan-json.md with `-o json`, or a pull request's Markdown with
+// `-o markdown` (fitted to `--max-bytes`) — and optionally save it for
 // `apply FILE` with `-out FILE`. Never calls a mutating API.
 //
 // Exit codes: 0 success (with --detailed-exitcode: success and no changes),
@@ -20,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/plan_run.h"
 #include "plan/plan_json.h"
+#include "plan/render_markdown.h"
 #include "plan/render_text.h"
 
 namespace tpu::cli {
@@ -37,6 +39,7 @@ struct PlanFlags {
   bool no_color = false;
   int summary_over = plan::kDefaultSummaryOver;
   bool full = false;
+  size_t max_bytes = plan::kDefaultMarkdownMaxBytes;
 };
 
 // Written to a temporary file and renamed, so a crash never leaves half a plan.
@@ -88,8 +91,8 @@ int RunPlan(PlanFlags& f) {
     std::fprintf(stderr, "error: unexpected argument \"%s\"\n", f.stray.c_str());
     return 1;
   }
-  if (f.output != "text" && f.output != "json") {
-    std::fprintf(stderr, "error: -o %s: expected text or json\n", f.output.c_str());
+  if (f.output != "text" && f.output != "json" && f.output != "markdown") {
+    std::fprintf(stderr, "error: -o %s: expected text, json or markdown\n", f.output.c_str());
     return 1;
   }
   for (const auto& t : f.targets) {
@@ -108,6 +111,11 @@ int RunPlan(PlanFlags& f) {
 
   if (f.output == "json") {
     std::fputs(plan::PlanToJson(plan).c_str(), stdout);
+  } else if (f.output == "markdown") {
+    plan::MarkdownOptions md;
+    md.max_bytes = f.max_bytes;
+    if (!f.out_file.empty()) md.full_plan_hint = "the saved JSON plan lists every action";
+    std::fputs(plan::RenderMarkdown(plan, md).c_str(), stdout);
   } else {
     plan::TextOptions text;
     text.color = !f.no_color && isatty(STDOUT_FILENO);
@@ -124,9 +132,11 @@ int RunPlan(PlanFlags& f) {
       std::fprintf(stderr, "error: %s\n", s.message().c_str());
       return 1;
     }
-    if (f.output == "text")
-      std::printf("\nSaved the plan to %s; apply exactly it with: tpu-provisioner apply %s\n",
-                  f.out_file.c_str(), f.out_file.c_str());
+    // Markdown goes where a size limit holds (a job summary): the note goes to stderr.
+    if (f.output != "json")
+      std::fprintf(f.output == "text" ? stdout : stderr,
+                   "\nSaved the plan to %s; apply exactly it with: tpu-provisioner apply %s\n",
+                   f.out_file.c_str(), f.out_file.c_str());
   }
 
   if (plan.HasErrors()) return 1;
@@ -141,12 +151,12 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
       "plan", "Show what apply would change: manifests against live state (read-only)");
   cmd->footer("Examples:\n"
               "  tpu-provisioner plan --repo example-project --cloud sim       # against the embedded emulator\n"
-              "  tpu-provisioner plan --repo . --target my-proj/train -o json --detailed-exitcode\n"
-              "  tpu-provisioner plan --repo . -out tpu.plan                  # then: tpu-provisioner apply tpu.plan");
+              "  tpu-provisioner plan --repo . -out tpu.plan                  # then: tpu-provisioner apply tpu.plan\n"
+              "  tpu-provisioner plan --repo . -o markdown --out tpu.plan >> \"$GITHUB_STEP_SUMMARY\"");
   auto f = std::make_shared<PlanFlags>();
   cmd->add_option("--repo", f->run.repo_path, "The GitOps repository (a directory with deploy/)");
   cmd->add_option("--target", f->targets, "Plan only this project/cluster (repeatable)");
-  cmd->add_option("-o,--output", f->outputs, "text (default) or json (docs/plan-json.md)")
+  cmd->add_option("-o,--output", f->outputs, "text (default), json (docs/plan-json.md) or markdown (for a pull request)")
       ->expected(1)
       ->allow_extra_args(false)
       ->take_all();
@@ -160,6 +170,10 @@ void AddPlanCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_flag("--show-noop", f->show_noop, "Also list resources that are in sync");
   cmd->add_flag("--no-color", f->no_color, "No colours, even on a terminal");
   AddPlanTextFlags(cmd, &f->summary_over, &f->full);
+  cmd->add_option("--max-bytes", f->max_bytes,
+                  "-o markdown: the most bytes to print; the largest targets' details are shortened to fit "
+                  "(default " + std::to_string(plan::kDefaultMarkdownMaxBytes) + ")")
+      ->check(CLI::Range(size_t{200}, size_t{1} << 30));
   AddCloudFlags(cmd, &f->run.cloud);
   cmd->callback([f, &ctx] { ctx.exit_code = RunPlan(*f); });
 }

@@ -23,6 +23,7 @@
 #include "cli/cloud_setup.h"
 #include "cli/commands.h"
 #include "cli/kube_setup.h"
+#include "cli/notify_setup.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_loop.h"
 #include "daemon/demand_port.h"
@@ -66,6 +67,7 @@ struct WatchFlags {
   source::GitCredentials git;
   CloudFlags cloud;
   KubeFlags kube;
+  NotifyFlags notify;
 };
 
 bool LooksLikeUrl(const std::string& repo) {
@@ -208,6 +210,12 @@ int RunWatch(const WatchFlags& flags) {
     demand = std::make_unique<daemon::DemandPort>(*demand_controller, kube->clock(), clock, flags.kube.target);
   }
   ro.demand = demand.get();
+  auto notify = MakeNotifier(flags.notify);
+  if (!notify.ok()) {
+    PrintFatalError(notify.status());
+    return 1;
+  }
+  ro.events = (*notify)->notifier.get();
   daemon::Reconciler reconciler(&source, &cloud, &clock, ro);
 
   daemon::GitWebhook* webhook_ptr = nullptr;
@@ -354,6 +362,7 @@ void AddWatchCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--git-known-hosts", flags->git.ssh_known_hosts_file, "known_hosts file for ssh URLs");
   AddCloudFlags(cmd, &flags->cloud);
   AddKubeFlags(cmd, &flags->kube);
+  AddNotifyFlags(cmd, &flags->notify);
   cmd->callback([flags, &ctx] { ctx.exit_code = RunWatch(*flags); });
 }
 

@@ -17,6 +17,7 @@ void AddApplyCommand(CLI::App& app, CommandContext& ctx);
 void AddValidateCommand(CLI::App& app, CommandContext& ctx);
 void AddWatchCommand(CLI::App& app, CommandContext& ctx);
 void AddSimCommand(CLI::App& app, CommandContext& ctx);
+void AddExportCommand(CLI::App& app, CommandContext& ctx);
 // Registered last: it describes every command registered before it.
 void AddCompletionCommand(CLI::App& app, CommandContext& ctx);
 

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   tpu::cli::AddValidateCommand(app, ctx);
   tpu::cli::AddWatchCommand(app, ctx);
   tpu::cli::AddSimCommand(app, ctx);
+  tpu::cli::AddExportCommand(app, ctx);
   tpu::cli::AddCompletionCommand(app, ctx);
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 // search order.
 #include "cloud/credentials.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -232,6 +233,15 @@ Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& jso
                                  "\" (want service_account or authorized_user)");
 }
 
+Result<std::string> TokenFileProvider::Token() {
+  auto text = ReadFile(path_);
+  if (!text.ok()) return text.status().WithContext("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE");
+  std::string token = *text;
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (token.empty()) return Status::InvalidArgument("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE " + path_ + ": empty");
+  return token;
+}
+
 Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* transport, const EnvLookup& env,
                                                              WallClock clock) {
   auto from_file = [&](const std::string& path, const char* source) -> Result<std::unique_ptr<TokenProvider>> {
@@ -243,6 +253,14 @@ Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* tra
     return std::unique_ptr<TokenProvider>(new CachingTokenProvider(std::move(*fetcher), clock));
   };
 
+  // 0. gcloud's auth/access_token_file: a token minted elsewhere (CI's Workload
+  // Identity Federation), re-read on every call so a refreshed file is used.
+  if (auto path = env("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"); path && !path->empty()) {
+    auto first = ReadFile(*path);
+    if (!first.ok()) return first.status().WithContext("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE");
+    spdlog::info("credentials: access token file {}", *path);
+    return std::unique_ptr<TokenProvider>(new TokenFileProvider(*path));
+  }
   // 1. An explicitly named file: an error in it is an error, never a fall-through.
   if (auto path = env("GOOGLE_APPLICATION_CREDENTIALS"); path && !path->empty()) {
     return from_file(*path, "GOOGLE_APPLICATION_CREDENTIALS");

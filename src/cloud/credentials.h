@@ -1,5 +1,6 @@
 // Access tokens for Google APIs, found in the order Google's client libraries
-// use: GOOGLE_APPLICATION_CREDENTIALS (service_account key → RS256 JWT bearer
+// use, after gcloud's CLOUDSDK_AUTH_ACCESS_TOKEN_FILE (a token minted
+// elsewhere): GOOGLE_APPLICATION_CREDENTIALS (service_account key → RS256 JWT bearer
 // grant at token_uri; authorized_user → refresh-token grant), the gcloud
 // well-known file ($CLOUDSDK_CONFIG or ~/.config/gcloud/
 // application_default_credentials.json), then the metadata server
@@ -61,6 +62,20 @@ class StaticTokenProvider : public TokenProvider {
 
  private:
   std::string token_;
+};
+
+// An access token minted elsewhere and kept in a file (gcloud's
+// CLOUDSDK_AUTH_ACCESS_TOKEN_FILE; CI writes the token Workload Identity
+// Federation gives it). Re-read on every call, so whoever refreshes the file
+// refreshes the token.
+class TokenFileProvider : public TokenProvider {
+ public:
+  explicit TokenFileProvider(std::string path) : path_(std::move(path)) {}
+  Result<std::string> Token() override;
+  std::string Describe() const override { return "access token file " + path_; }
+
+ private:
+  std::string path_;
 };
 
 // Caches a fetcher's token until `refresh_margin` before its expiry.

@@ -14,6 +14,8 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual TimePoint Now() const = 0;
+  // Wall time, for what people schedule by the calendar (change windows).
+  virtual std::chrono::system_clock::time_point WallNow() const { return std::chrono::system_clock::now(); }
 };
 
 class SteadyClock : public Clock {
@@ -26,10 +28,16 @@ class SteadyClock : public Clock {
 class ManualClock : public Clock {
  public:
   TimePoint Now() const override { return now_; }
-  void Advance(Duration d) { now_ += d; }
+  std::chrono::system_clock::time_point WallNow() const override { return wall_; }
+  void Advance(Duration d) {
+    now_ += d;
+    wall_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(d);
+  }
+  void SetWall(std::chrono::system_clock::time_point t) { wall_ = t; }
 
  private:
   TimePoint now_ = TimePoint{} + std::chrono::hours(1);
+  std::chrono::system_clock::time_point wall_ = std::chrono::system_clock::time_point{} + std::chrono::hours(24 * 365 * 56);
 };
 
 }  // namespace tpu::daemon

@@ -25,6 +25,9 @@ enum class TargetState {
   kWaitingForCapacity,  // a stockout; retried on a slower clock
   kInterrupted,         // the apply was cancelled (shutdown); the next run resumes
   kWaitingForWorkloads, // a scale-down held until admitted Kueue workloads fit
+  kWaitingForWindow,    // actions held until a change window opens (spec.changeWindows)
+  kDrifted,             // drift reported, left alone (spec.drift: warn)
+  kHeld,                // actions spec.mode cleanupOnly does not allow
 };
 const char* TargetStateName(TargetState s);  // "in-sync", "pending", …
 
@@ -41,6 +44,16 @@ struct TargetReport {
   int declared_chips = 0;
   int live_chips = 0;
   bool vanished = false;     // directory removed; owned resources remain
+  // Drift: actions the target needed although its manifests had not changed.
+  std::string drift_mode = "correct";  // spec.drift
+  std::vector<std::string> drift;      // "update nodePool serve-0", of the latest plan
+  bool drift_corrected = false;        // correct mode applied them
+  int64_t drift_since = 0;             // wall seconds (UTC) drift was first seen; 0: none
+  double drift_seconds = 0;            // since then, at the snapshot
+  // Actions the change windows or cleanupOnly hold.
+  int held_actions = 0;
+  std::string held_reason;
+  int64_t held_until = 0;              // wall seconds a closed window opens; 0: unknown or none
 };
 
 // One flavor of the Kueue quota this daemon keeps (kube/quota.h).

@@ -18,6 +18,7 @@ Result<Revision> CheckoutSource::AtCommit(const std::string& commit) {
   r.id = commit;
   r.is_commit = true;
   r.tree = std::make_unique<source::GitTree>(std::move(tree.value()));
+  if (auto info = repo_.Info(commit); info.ok()) r.message = info->message;
   return r;
 }
 

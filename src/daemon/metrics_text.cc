@@ -85,6 +85,13 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
   for (const auto& t : s.targets) w.Sample("declared_chips", Label("target", t.key), t.declared_chips);
   w.Family("live_chips", "gauge", "TPU chips in owned live resources, per target.");
   for (const auto& t : s.targets) w.Sample("live_chips", Label("target", t.key), t.live_chips);
+  w.Family("drift_resources", "gauge", "Resources drifted from git and not corrected (spec.drift: warn), per target.");
+  for (const auto& t : s.targets)
+    w.Sample("drift_resources", Label("target", t.key), t.drift_corrected ? 0 : static_cast<int>(t.drift.size()));
+  w.Family("drift_seconds", "gauge", "Seconds since drift was first seen, per target (0: none).");
+  for (const auto& t : s.targets) w.Sample("drift_seconds", Label("target", t.key), t.drift_seconds);
+  w.Family("held_actions", "gauge", "Actions a change window or cleanupOnly holds, per target.");
+  for (const auto& t : s.targets) w.Sample("held_actions", Label("target", t.key), t.held_actions);
   w.Family("target_state", "gauge", "1 for each target's current state.");
   for (const auto& t : s.targets)
     w.Sample("target_state", Label("target", t.key) + "," + Label("state", TargetStateName(t.state)), 1);

@@ -34,6 +34,7 @@ TimePoint Reconciler::NextDue() const {
   if (auto retry = backoff_.NextRetry()) due = std::min(due, *retry);
   if (options_.demand) due = std::min(due, options_.demand->NextDue());
   if (options_.kueue) due = std::min(due, next_kueue_sync_);
+  if (next_window_) due = std::min(due, *next_window_);
   return due;
 }
 
@@ -55,6 +56,9 @@ DaemonStatus Reconciler::Snapshot() const {
     TargetReport copy = r;
     if (auto at = backoff_.RetryAt(key); at && *at > now)
       copy.retry_in_seconds = std::chrono::duration<double>(*at - now).count();
+    if (copy.drift_since)
+      copy.drift_seconds = std::chrono::duration<double>(clock_->WallNow().time_since_epoch()).count() -
+                           static_cast<double>(copy.drift_since);
     s.targets.push_back(std::move(copy));
   }
   return s;
@@ -168,6 +172,8 @@ CycleReport Reconciler::RunOnce(bool force_full) {
         report.warnings.push_back("history rewrite: " + rev.id + " does not descend from " +
                                   applied_commit_ + " (force-push?)" +
                                   (options_.refuse_history_rewrite ? "; holding " + applied_commit_ : ""));
+        Emit("history.rewrite", "", rev.id, report.warnings.back(),
+             {{"from", applied_commit_}, {"to", rev.id}, {"held", options_.refuse_history_rewrite}});
         std::lock_guard<std::mutex> lock(mu_);
         ++status_.history_rewrites;
       }
@@ -214,6 +220,8 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     // Held scale-downs are asked again on every pass (the resync interval
     // makes one at least that often).
     for (const auto& [key, wait] : held_) selected.insert(key);
+    // So are targets a change window held: it may have opened.
+    selected.insert(window_held_.begin(), window_held_.end());
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -334,6 +342,9 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   // The scale-down gate: deletes and shrinks of the Kueue target's pools wait
   // while admitted workloads need their chips; the rest of the plan goes on.
   if (options_.kueue && kueue_target && !options_.dry_run) GateScaleDowns(*kueue_target, &to_apply);
+  // Drift mode, cleanupOnly and change windows.
+  const std::map<std::string, GateDecision> gates =
+      GatePlan(repo, ChangedTargets(signatures_, signatures), rev, &to_apply, &eligible, now);
 
   // 5. Apply.
   std::map<std::string, ApplyOutcome> outcomes;
@@ -343,6 +354,11 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     std::map<std::string, std::string> target_of;  // task id (resource id) → target key
     for (const auto& t : to_apply.targets)
       for (const auto& a : t.actions) target_of[a.resource.Id()] = t.key;
+    for (const auto& t : to_apply.targets)
+      Emit("apply.started", t.key, rev.id,
+           "tpu-provisioner: applying " + std::to_string(t.actions.size()) + " actions to " + t.key + " at " +
+               rev.id.substr(0, 12),
+           {{"actions", t.actions.size()}});
     applied = cancelled_ ? apply::ApplyReport{} : cloud_->Apply(to_apply, running);
     for (const auto& task : applied.tasks) {
       auto it = target_of.find(task.id);
@@ -362,6 +378,21 @@ CycleReport Reconciler::RunOnce(bool force_full) {
     // A cancelled run may end before scheduling some targets at all.
     for (const auto& key : eligible)
       if (!outcomes.count(key)) ++outcomes[key].cancelled;
+    for (const auto& [key, o] : outcomes) {
+      nlohmann::json counts = {{"applied", o.done}, {"failed", o.failed}, {"waitingForCapacity", o.waiting},
+                               {"skipped", o.skipped}, {"cancelled", o.cancelled}};
+      if (o.failed)
+        Emit("apply.failed", key, rev.id, "tpu-provisioner: apply to " + key + " failed: " + o.first_error,
+             counts);
+      else if (o.waiting)
+        Emit("stockout", key, rev.id,
+             "tpu-provisioner: " + std::to_string(o.waiting) + " actions in " + key +
+                 " wait for capacity (stockout); retried on the capacity backoff",
+             counts);
+      else if (!o.cancelled)
+        Emit("apply.finished", key, rev.id,
+             "tpu-provisioner: applied " + std::to_string(o.done) + " actions to " + key, counts);
+    }
     report.applied = applied.applied;
     report.failed = applied.failed;
     report.waiting_for_capacity = applied.waiting_for_capacity;
@@ -400,12 +431,19 @@ CycleReport Reconciler::RunOnce(bool force_full) {
       r.declared_chips = target ? DeclaredChips(*target) : 0;
       switch (t.status) {
         case plan::TargetStatus::kBlocked:
-        case plan::TargetStatus::kRefused:
+        case plan::TargetStatus::kRefused: {
+          const TargetState was = r.state;
           r.state = t.status == plan::TargetStatus::kBlocked ? TargetState::kBlocked : TargetState::kRefused;
+          if (was != r.state || r.errors != t.errors)
+            Emit("target.blocked", t.key, rev.id,
+                 "tpu-provisioner: " + t.key + " is " + TargetStateName(r.state) + ": " +
+                     (t.errors.empty() ? std::string("see /status") : t.errors.front()),
+                 {{"state", TargetStateName(r.state)}, {"errors", t.errors}});
           r.errors = t.errors;
           backoff_.Forget(t.key);
           interrupted_.erase(t.key);
           break;
+        }
         case plan::TargetStatus::kSuspended:
           r.state = TargetState::kSuspended;
           r.errors.clear();
@@ -479,6 +517,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
         ++it;
       }
     }
+    ReportGates(plan, gates, eligible, repo);
     if (refresh_failed.empty()) status_.last_error.clear();
     if (!interrupted) {
       status_.last_applied_revision = rev.id;

@@ -33,8 +33,10 @@
 #include "daemon/daemon_status.h"
 #include "daemon/demand_hook.h"
 #include "daemon/kueue_port.h"
+#include "daemon/notifier.h"
 #include "daemon/revision_source.h"
 #include "daemon/target_backoff.h"
+#include "daemon/target_gate.h"
 #include "daemon/target_signatures.h"
 #include "manifest/loader.h"
 #include "manifest/parse_cache.h"
@@ -60,6 +62,9 @@ struct ReconcilerOptions {
   // Quota is re-synced at least this often (ready mode follows Nodes between
   // revisions), and held scale-downs are checked again this often.
   std::chrono::milliseconds kueue_resync{std::chrono::seconds(30)};
+  // Where events go (notifier.h); null: nowhere. Must not block; must outlive
+  // the Reconciler.
+  EventSink* events = nullptr;
 };
 
 // What one RunOnce did: the daemon's log line, and what tests assert.
@@ -121,6 +126,22 @@ class Reconciler {
   // Writes quota when due: `planned` (the target was re-planned), a Kubernetes
   // change, or the resync interval.
   void MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now);
+  void Emit(std::string type, std::string target, std::string revision, std::string text,
+            nlohmann::json details = nlohmann::json::object()) {
+    if (options_.events)
+      options_.events->Notify({std::move(type), std::move(target), std::move(revision), std::move(text),
+                               std::move(details)});
+  }
+  // Drift mode, cleanupOnly and change windows (reconciler_gate.cc): trims
+  // `to_apply` to what may run now, drops targets left with nothing from
+  // `eligible`, and returns each gated target's decision for its report.
+  std::map<std::string, GateDecision> GatePlan(const manifest::Repo& repo, const std::set<std::string>& changed,
+                                               const Revision& rev, plan::Plan* to_apply,
+                                               std::set<std::string>* eligible, TimePoint now);
+  // After the apply: what the gate decided, into each target's report.
+  // REQUIRES: mu_ held.
+  void ReportGates(const plan::Plan& plan, const std::map<std::string, GateDecision>& gates,
+                   const std::set<std::string>& eligible, const manifest::Repo& repo);
 
   RevisionSource* source_;
   CloudPort* cloud_;
@@ -148,6 +169,12 @@ class Reconciler {
   TimePoint next_kueue_sync_{};
   std::map<std::string, ScaleDownWait> held_;  // by target key: deletes the gate holds
   std::optional<manifest::Target> last_kueue_target_;  // shapes of pools being removed
+  // The gate (target_gate.h), loop-thread state.
+  std::map<std::string, manifest::Target> warn_baseline_;  // desired state last applied, warn targets
+  std::set<std::string> unapplied_changes_;  // targets whose changed manifests are not applied yet
+  std::set<std::string> window_held_;        // targets with actions a change window holds
+  std::optional<TimePoint> next_window_;     // the earliest of their windows' openings
+  std::map<std::string, int64_t> drift_since_;  // by target: wall seconds drift was first seen
 
   mutable std::mutex mu_;
   DaemonStatus status_;                          // guarded by mu_

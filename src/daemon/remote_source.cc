@@ -23,6 +23,7 @@ Result<Revision> RemoteSource::AtCommit(const std::string& commit) {
   r.id = commit;
   r.is_commit = true;
   r.tree = std::make_unique<source::GitTree>(std::move(tree.value()));
+  if (auto info = remote_.repo().Info(commit); info.ok()) r.message = info->message;
   return r;
 }
 

@@ -20,6 +20,7 @@ struct Revision {
   // directory is a checkout): what /status and the metrics label show.
   std::string id;
   bool is_commit = false;
+  std::string message;  // a commit's message (its trailers say break-glass); "" for a worktree
   std::unique_ptr<manifest::Tree> tree;
 };
 

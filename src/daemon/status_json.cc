@@ -1,7 +1,29 @@
 // StatusJson: see status_json.h.
 #include "daemon/status_json.h"
 
+#include "base/change_windows.h"
+
 namespace tpu::daemon {
+namespace {
+
+// Changes made behind git's back, as the target's latest plan found them.
+nlohmann::json DriftJson(const TargetReport& t) {
+  return {{"mode", t.drift_mode},
+          {"resources", t.drift_corrected ? 0 : static_cast<int>(t.drift.size())},
+          {"actions", t.drift},
+          {"corrected", t.drift_corrected},
+          {"firstSeen", t.drift_since ? nlohmann::json(FormatRfc3339(t.drift_since)) : nlohmann::json(nullptr)},
+          {"sinceSeconds", t.drift_seconds}};
+}
+
+// What waits, why and until when (a change window's opening; null: unknown).
+nlohmann::json HeldJson(const TargetReport& t) {
+  return {{"actions", t.held_actions},
+          {"reason", t.held_reason},
+          {"until", t.held_until ? nlohmann::json(FormatRfc3339(t.held_until)) : nlohmann::json(nullptr)}};
+}
+
+}  // namespace
 
 nlohmann::json StatusJson(const DaemonStatus& s) {
   using nlohmann::json;
@@ -21,7 +43,9 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
                        {"retryInSeconds", t.retry_in_seconds},
                        {"declaredChips", t.declared_chips},
                        {"liveChips", t.live_chips},
-                       {"vanished", t.vanished}});
+                       {"vanished", t.vanished},
+                       {"drift", DriftJson(t)},
+                       {"held", HeldJson(t)}});
   }
   json rewrite = nullptr;
   if (s.history_rewrite)

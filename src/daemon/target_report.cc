@@ -26,6 +26,9 @@ const char* TargetStateName(TargetState s) {
     case TargetState::kWaitingForCapacity: return "waiting-for-capacity";
     case TargetState::kInterrupted: return "interrupted";
     case TargetState::kWaitingForWorkloads: return "waiting-for-workloads";
+    case TargetState::kWaitingForWindow: return "waiting-for-window";
+    case TargetState::kDrifted: return "drifted";
+    case TargetState::kHeld: return "held";
   }
   return "unknown";
 }

@@ -42,6 +42,8 @@ std::optional<CapacityType> CapacityTypeNamed(const std::string& s) {
 
 }  // namespace
 
+std::optional<int> ParseDurationSeconds(const std::string& s) { return ParseSeconds(s); }
+
 void DecodeDemand(DocReader& r, const YamlNode* d, DemandPolicy* out) {
   out->enabled = r.Bool(d, "enabled").value_or(true);
   const YamlNode* accs = r.Node(d, "accelerators");

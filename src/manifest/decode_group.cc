@@ -157,6 +157,9 @@ void DecodeCluster(DocReader& r, ClusterPolicy* out) {
     DecodeDemand(r, d, &demand);
     out->demand = std::move(demand);
   }
+  if (r.Str(spec, "drift").value_or("correct") == "warn") out->drift = DriftMode::kWarn;
+  if (r.Str(spec, "mode").value_or("") == "cleanupOnly") out->mode = TargetMode::kCleanupOnly;
+  DecodeChangeWindows(r, spec, &out->change_windows);
 }
 
 }  // namespace tpu::manifest

@@ -54,6 +54,10 @@ Annotations ReadAnnotations(DocReader& r, const YamlNode* metadata);
 void DecodePool(DocReader& r, TPUNodePool* out);
 void DecodeGroup(DocReader& r, TPUNodeGroup* out);
 void DecodeCluster(DocReader& r, ClusterPolicy* out);
+// "1h30m", "90s", "5m" → seconds; nullopt when malformed.
+std::optional<int> ParseDurationSeconds(const std::string& s);
+// spec.changeWindows of a Cluster (decode_windows.cc).
+void DecodeChangeWindows(DocReader& r, const YamlNode* spec, std::vector<ChangeWindow>* out);
 // spec.demand of a Cluster (decode_demand.cc).
 void DecodeDemand(DocReader& r, const YamlNode* demand, DemandPolicy* out);
 

@@ -37,6 +37,25 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
         "maxDeletePercent": {"type": "integer", "minimum": 0, "maximum": 100},
         "replaceStrategy": {"enum": ["DeleteBeforeCreate", "CreateBeforeDelete"]},
         "suspend": {"type": "boolean"},
+        "drift": {"enum": ["correct", "warn"], "description": "changes made behind git's back: put back (correct, the default) or only reported (warn); commits apply either way"},
+        "mode": {"enum": ["normal", "cleanupOnly"], "description": "cleanupOnly: only deletes and repairs of ERROR pools; nothing is created or grown"},
+        "changeWindows": {
+          "type": "array",
+          "description": "when mutating actions may run: deny wins, and with any allow window only inside one; plans run regardless",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["kind"],
+            "properties": {
+              "kind": {"enum": ["allow", "deny"]},
+              "schedule": {"type": "string", "minLength": 9, "description": "cron, 5 fields (minute hour day-of-month month day-of-week), in timeZone"},
+              "duration": {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "minLength": 2, "description": "how long the window stays open each time the schedule fires"},
+              "timeZone": {"type": "string", "minLength": 1, "description": "IANA time zone of the schedule (default UTC)"},
+              "start": {"type": "string", "description": "RFC 3339: a fixed window's start"},
+              "end": {"type": "string", "description": "RFC 3339: a fixed window's end (exclusive)"}
+            }
+          }
+        },
         "kueue": {
           "type": "object",
           "additionalProperties": false,

@@ -3,6 +3,7 @@
 // loader; read by plan. Plain values: no YAML, no git, no HTTP.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -193,6 +194,30 @@ struct DemandPolicy {
   std::string tpu_resource = "google.com/tpu";
 };
 
+// spec.drift: what the daemon does about changes made behind git's back.
+enum class DriftMode {
+  kCorrect,  // puts live state back as git says (the default)
+  kWarn,     // reports the drift, never acts on it; commits still apply
+};
+
+// spec.mode: what the daemon may do at all.
+enum class TargetMode {
+  kNormal,
+  kCleanupOnly,  // deletes, and repairs of ERROR pools only: nothing created or grown
+};
+
+// One of spec.changeWindows: when mutating actions may run. Either a cron
+// schedule (5 fields, in `time_zone`) that opens the window for `duration`,
+// or a fixed RFC 3339 range [start, end).
+struct ChangeWindow {
+  bool allow = true;         // kind: allow | deny
+  std::string schedule;      // "0 22 * * 1-5"; empty for a range
+  int64_t duration_seconds = 0;
+  std::string time_zone = "UTC";  // IANA name (/usr/share/zoneinfo)
+  std::string start, end;    // RFC 3339, a range window
+  SourceLocation where;
+};
+
 // kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.
 struct ClusterPolicy {
   std::optional<std::string> location;  // found by listing when absent
@@ -202,6 +227,9 @@ struct ClusterPolicy {
   bool suspend = false;
   std::optional<KueuePolicy> kueue;
   std::optional<DemandPolicy> demand;
+  DriftMode drift = DriftMode::kCorrect;
+  TargetMode mode = TargetMode::kNormal;
+  std::vector<ChangeWindow> change_windows;
   bool declared = false;  // a cluster.yaml exists
   SourceLocation where;
 };

@@ -118,6 +118,8 @@ Result<CommitInfo> GitRepo::Info(const std::string& commit) const {
   info.id = commit;
   const char* summary = git_commit_summary(c->get());
   info.summary = summary ? summary : "";
+  const char* message = git_commit_message(c->get());
+  info.message = message ? message : "";
   const git_signature* author = git_commit_author(c->get());
   info.author = std::string(author->name) + " <" + author->email + ">";
   info.time = git_commit_time(c->get());

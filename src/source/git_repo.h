@@ -23,6 +23,7 @@ struct RepoHandle;
 struct CommitInfo {
   std::string id;       // 40 hex
   std::string summary;  // the first line of the message
+  std::string message;  // the whole message (trailers: `TPU-Provisioner: break-glass`)
   std::string author;   // "Name <email>"
   int64_t time = 0;     // commit time, seconds since the epoch
 };

@@ -50,7 +50,7 @@ TEST(FirstRunTest, NoCredentialsNamesTheThreePlacesAndPointsToTheEmulator) {
 }
 
 TEST(FirstRunTest, EveryCommandsHelpEndsWithExamples) {
-  for (const char* command : {"", "catalog", "validate", "plan", "apply", "watch", "sim", "completion"}) {
+  for (const char* command : {"", "catalog", "validate", "plan", "apply", "watch", "sim", "export", "completion"}) {
     std::string out;
     EXPECT_EQ(Shell(kBinary + " " + command + " --help", &out), 0) << command;
     auto at = out.rfind("\nExamples:\n");

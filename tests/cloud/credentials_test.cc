@@ -183,6 +183,19 @@ TEST_F(CredentialsTest, ExplicitFileWinsOverWellKnownFile) {
   EXPECT_EQ((*provider)->Token().value(), "sa-token");
 }
 
+TEST_F(CredentialsTest, AccessTokenFileWinsAndIsReReadOnEveryCall) {
+  env_["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = Write("token", "ya29.first\n");
+  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
+  auto provider = FindDefaultCredentials(&transport_, Env());
+  ASSERT_TRUE(provider.ok()) << provider.status().ToString();
+  EXPECT_EQ((*provider)->Token().value(), "ya29.first");
+  Write("token", "ya29.second");  // CI refreshed it
+  EXPECT_EQ((*provider)->Token().value(), "ya29.second");
+  EXPECT_TRUE(endpoint_.server().requests().empty());  // no exchange of the key file
+  env_["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = (dir_ / "missing").string();
+  EXPECT_FALSE(FindDefaultCredentials(&transport_, Env()).ok());  // named but missing: an error
+}
+
 TEST_F(CredentialsTest, MetadataServerWhenNoFile) {
   env_["HOME"] = (dir_ / "empty-home").string();
   env_["GCE_METADATA_HOST"] = endpoint_.host_port();

@@ -19,5 +19,7 @@ void AddWatchCommand(CLI::App& app, CommandContext& ctx);
 void AddSimCommand(CLI::App& app, CommandContext& ctx);
 // Registered last: it describes every command registered before it.
 void AddCompletionCommand(CLI::App& app, CommandContext& ctx);
+// Hidden, after completion so completion leaves it out: watch's fetch child.
+void AddGitFetchCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tpu::cli

@@ -109,9 +109,12 @@ void ResourceWatch::Run() {
       else s = ref.status();
     }
     if (watcher) {
-      const int lists_before = watcher->lists();
       s = watcher->Step(
-          [this, &watcher](const kube::WatchEvent&) {
+          [this, &watcher](const kube::WatchEvent& e) {
+            if (e.type == "RELISTED") {
+              lists_ = watcher->lists();
+              if (lists_ > 1) spdlog::info("{} watch: re-listed (list {})", options_.name, lists_.load());
+            }
             if (options_.keep_objects) {
               std::vector<kube::json> copy;
               copy.reserve(watcher->objects().size());
@@ -123,10 +126,6 @@ void ResourceWatch::Run() {
             return !stop_;
           },
           kWatchTimeoutSeconds, &cancel_);
-      if (watcher->lists() != lists_before) {
-        lists_ = watcher->lists();
-        if (lists_ > 1) spdlog::info("{} watch: re-listed (list {})", options_.name, lists_.load());
-      }
     }
     if (s.ok()) {
       delay = kWatchRetryFirst;

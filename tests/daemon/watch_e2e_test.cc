@@ -176,6 +176,7 @@ TEST_F(WatchE2eTest, AForcePushWhileStoppedIsReportedAfterARestart) {
   WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
   const std::string c = CommitAll(repo_, "c, rewritten");
 
+  fs::remove(tmp_.path() / "daemon.log");  // else the first run's "listening on" line could be read
   auto d = Start({"--repo", repo_.string()});
   ASSERT_TRUE(WaitUntil([&] {
     json s = d->Status();

@@ -169,8 +169,7 @@ int RunWatch(const WatchFlags& flags) {
 
   std::unique_ptr<daemon::ChildFetcher> fetcher;
   if (fetch_timeout->count() > 0)
-    fetcher = std::make_unique<daemon::ChildFetcher>("/proc/self/exe",
-                                                     std::chrono::duration_cast<std::chrono::milliseconds>(*fetch_timeout));
+    fetcher = std::make_unique<daemon::ChildFetcher>("/proc/self/exe", *fetch_timeout);
   auto parts = OpenSource(flags, fetcher.get());
   if (!parts.ok()) return fail(parts.status());
   daemon::RevisionSource& source = *parts->source;
@@ -288,15 +287,18 @@ int RunWatch(const WatchFlags& flags) {
   if (!signals.ok()) return fail(signals.status());
 
   if (kube) {
-    node_watch = std::make_unique<daemon::ResourceWatch>(kube->reader(), daemon::NodeWatchOptions(), [&reconciler, &wake] {
-      reconciler.NoteKubeChange();
-      wake();
-    });
+    node_watch =
+        std::make_unique<daemon::ResourceWatch>(kube->reader(), daemon::NodeWatchOptions(), [&reconciler, &wake] {
+          reconciler.NoteKubeChange();
+          wake();
+        });
     node_watch->Start();
     // Workloads are watched, not listed on every pass that re-asks a held scale-down.
     daemon::ResourceWatch::Options wo;
     wo.name = "workloads";
-    wo.resolve = [&kube] { return tpu::kube::DiscoverKueueResource(kube->reader(), tpu::kube::resources::kWorkloads); };
+    wo.resolve = [&kube] {
+      return tpu::kube::DiscoverKueueResource(kube->reader(), tpu::kube::resources::kWorkloads);
+    };
     wo.keep_objects = true;
     workload_watch = std::make_unique<daemon::ResourceWatch>(kube->reader(), wo, nullptr);
     kueue->SetWorkloadSource([&workload_watch] { return workload_watch->Objects(); });

@@ -83,6 +83,8 @@ Result<std::string> ChildFetcher::Fetch(const source::RemoteOptions& remote) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  // Nothing else of the daemon's (listening sockets, watches) is the child's.
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   // The daemon blocks its signals for the signalfd; the child must die of SIGKILL
   // either way, but should not inherit a mask that hides SIGTERM from it.
   posix_spawnattr_t attr;

@@ -102,7 +102,7 @@ TEST(SoakTest, RssThreadsAndFdsStayFlatOverReconcilesAndCommits) {
     report.open(path);
     report << "commit\treconciles\trss_kb\tthreads\tfds\tsockets" << std::endl;
   }
-  const auto deadline = std::chrono::seconds(60 + reconciles);  // the loop runs about 5 reconciles a second
+  const auto deadline = std::chrono::seconds(60 + reconciles);  // the loop runs about 2 reconciles a second
   for (long c = 1; c <= commits; ++c) {
     // A pool of c1 grows and shrinks by a slice, commit after commit.
     WriteFile(repo / "deploy/tpu-proj/c1/soak.yaml", PoolYaml("soak", 1 + c % 2));

@@ -1,9 +1,10 @@
 // Soak (issue 24): `watch` reconciling over and over (a drift check every
 // pass) while commits keep coming, against the cloud emulator over loopback;
 // the daemon's RSS, threads and open fds are sampled from /proc after each
-// commit is applied. After a warm-up, RSS must stay within 5 MB, every fd but
-// sockets must not change, and threads and sockets (the connection cache)
-// must not grow: a leak of any of them grows with reconciles or commits.
+// commit is applied. After a warm-up, RSS must stay within 5 MB, and threads
+// and fds must not grow (sockets, the connection cache, within a few; other
+// fds within one a pass may have open): a leak of any of them grows with
+// reconciles or commits.
 //
 // The CI run is short (TPU_SOAK_RECONCILES=40, TPU_SOAK_COMMITS=4 by default);
 // bench/soak.sh runs the long one (10,000 reconciles, 500 commits) and keeps
@@ -126,18 +127,21 @@ TEST(SoakTest, RssThreadsAndFdsStayFlatOverReconcilesAndCommits) {
   }
 
   // Warm-up: the first quarter of the commits (parse cache, connection cache, allocator arenas).
-  // Files, pipes and inotify descriptors must not change at all; sockets are
-  // the cloud client's connection cache, which opens and drops connections as
-  // a pass's concurrency varies, so they are checked for growth instead: no
-  // more after warm-up than kSocketSlack above the warm-up's peak. Threads
-  // may not exceed the warm-up's peak: an idle daemon has 4, and a fifth, an
-  // endpoint worker serving this test's own polling, comes and goes.
+  // Nothing may grow. Sockets are the cloud client's connection cache, which
+  // opens and drops connections as a pass's concurrency varies: no more than
+  // kSocketSlack above the warm-up's peak. Other fds (the repository, inotify,
+  // pipes) no more than one above it: the loop never idles here (a drift check
+  // every pass), so a sample can catch a pass with an object file open.
+  // Threads may not exceed the warm-up's peak: an idle daemon has 4, and a
+  // fifth, an endpoint worker serving this test's own polling, comes and goes.
   constexpr int kSocketSlack = 4;
+  constexpr int kFileSlack = 1;
   const size_t warm = samples.size() / 4;
-  int warm_sockets = 0, warm_threads = 0;
+  int warm_sockets = 0, warm_threads = 0, warm_files = 0;
   for (size_t i = 0; i <= warm; ++i) {
     warm_sockets = std::max(warm_sockets, samples[i].sockets);
     warm_threads = std::max(warm_threads, samples[i].threads);
+    warm_files = std::max(warm_files, samples[i].fds - samples[i].sockets);
   }
   long rss_min = samples[warm].rss_kb, rss_max = samples[warm].rss_kb;
   int sockets_max = 0;
@@ -146,8 +150,7 @@ TEST(SoakTest, RssThreadsAndFdsStayFlatOverReconcilesAndCommits) {
     rss_max = std::max(rss_max, samples[i].rss_kb);
     sockets_max = std::max(sockets_max, samples[i].sockets);
     EXPECT_LE(samples[i].threads, warm_threads) << "commit " << samples[i].commit;
-    EXPECT_EQ(samples[i].fds - samples[i].sockets, samples[warm].fds - samples[warm].sockets)
-        << "commit " << samples[i].commit;
+    EXPECT_LE(samples[i].fds - samples[i].sockets, warm_files + kFileSlack) << "commit " << samples[i].commit;
     EXPECT_LE(samples[i].sockets, warm_sockets + kSocketSlack) << "commit " << samples[i].commit;
   }
   EXPECT_LE(rss_max - rss_min, 5 * 1024) << "RSS after warm-up from " << rss_min << " to " << rss_max << " kB";

@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/kube_setup.h"
 #include "cli/notify_setup.h"
+#include "daemon/child_fetch.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_loop.h"
 #include "daemon/demand_port.h"
@@ -40,6 +41,7 @@
 #include "daemon/signals.h"
 #include "daemon/waiter.h"
 #include "demand/controller.h"
+#include "kube/kueue_version.h"
 #include "manifest/loader.h"
 #include "source/watcher.h"
 
@@ -57,6 +59,7 @@ struct WatchFlags {
   std::string poll_interval = "60s";
   std::string drift_interval = "5m";
   std::string shutdown_timeout = "30s";
+  std::string fetch_timeout = "60s";
   bool dry_run = false;
   bool allow_mass_delete = false;
   bool refuse_history_rewrite = false;
@@ -102,7 +105,8 @@ struct SourceParts {
   std::unique_ptr<daemon::Waiter> waiter;
 };
 
-Result<SourceParts> OpenSource(const WatchFlags& flags) {
+// `fetcher`: runs a URL source's fetches in a child process (null: in this thread).
+Result<SourceParts> OpenSource(const WatchFlags& flags, daemon::ChildFetcher* fetcher) {
   SourceParts parts;
   if (LooksLikeUrl(flags.repo) || !flags.workdir.empty()) {
     if (flags.workdir.empty()) return Status::InvalidArgument("--repo URL needs --workdir DIR for the clone");
@@ -110,7 +114,7 @@ Result<SourceParts> OpenSource(const WatchFlags& flags) {
     source::RemoteOptions o{flags.repo, flags.ref, flags.workdir, flags.git};
     auto remote = source::RemoteRepo::Open(o);
     if (!remote.ok()) return remote.status();
-    parts.source = std::make_unique<daemon::RemoteSource>(std::move(remote.value()));
+    parts.source = std::make_unique<daemon::RemoteSource>(std::move(remote.value()), fetcher);
     auto waiter = daemon::EventWaiter::Create();
     if (!waiter.ok()) return waiter.status();
     parts.waiter = std::move(waiter.value());
@@ -160,10 +164,15 @@ int RunWatch(const WatchFlags& flags) {
   if (!shutdown.ok()) return fail(shutdown.status().WithContext("--shutdown-timeout"));
   if (drift->count() <= 0 || poll->count() <= 0)
     return fail(Status::InvalidArgument("--poll-interval and --drift-interval must be positive"));
+  auto fetch_timeout = daemon::ParseDuration(flags.fetch_timeout);
+  if (!fetch_timeout.ok()) return fail(fetch_timeout.status().WithContext("--fetch-timeout"));
   auto secret = ReadWebhookSecret(flags.webhook_secret_file);
   if (!secret.ok()) return fail(secret.status());
 
-  auto parts = OpenSource(flags);
+  std::unique_ptr<daemon::ChildFetcher> fetcher;
+  if (fetch_timeout->count() > 0)
+    fetcher = std::make_unique<daemon::ChildFetcher>("/proc/self/exe", *fetch_timeout);
+  auto parts = OpenSource(flags, fetcher.get());
   if (!parts.ok()) return fail(parts.status());
   daemon::RevisionSource& source = *parts->source;
   if (source.remote()) {
@@ -204,7 +213,7 @@ int RunWatch(const WatchFlags& flags) {
   std::unique_ptr<daemon::DemandPort> demand;
   if (kube) {
     demand::ControllerOptions dco;
-    dco.watch_timeout_seconds = 5;  // Stop() waits up to one watch call
+    dco.watch_timeout_seconds = 300;  // a stop cancels the open watch; it does not wait for its end
     dco.record_events = !flags.dry_run;
     demand_controller = std::make_unique<demand::Controller>(kube->reader(), kube->writer(), kube->clock(), dco, wake);
     demand = std::make_unique<daemon::DemandPort>(*demand_controller, kube->clock(), clock, flags.kube.target);
@@ -250,12 +259,16 @@ int RunWatch(const WatchFlags& flags) {
     }
     return s;
   };
-  std::unique_ptr<daemon::NodeWatch> node_watch;
-  handlers.extra_metrics = [&session, &cloud, &loop, &webhook, &node_watch] {
+  std::unique_ptr<daemon::ResourceWatch> node_watch, workload_watch;
+  handlers.extra_metrics = [&session, &cloud, &loop, &webhook, &node_watch, &workload_watch] {
     daemon::ExtraMetrics m;
     if (node_watch) {
       m.kube_watch_lists["nodes"] = node_watch->lists();
       m.kube_watch_errors["nodes"] = node_watch->errors();
+    }
+    if (workload_watch) {
+      m.kube_watch_lists["workloads"] = workload_watch->lists();
+      m.kube_watch_errors["workloads"] = workload_watch->errors();
     }
     m.api_calls = (*session)->connection().calls().ByMethodAndCode();
     m.operations_in_flight = cloud.OperationsInFlight();
@@ -268,7 +281,7 @@ int RunWatch(const WatchFlags& flags) {
   if (!http.ok()) return fail(http.status());
 
   daemon::ShutdownWatchdog watchdog(*shutdown);
-  auto signals = daemon::SignalWatcher::Start([&loop, &watchdog](int signo) {
+  auto signals = daemon::SignalWatcher::Start([&loop, &watchdog, &fetcher](int signo) {
     if (signo == SIGHUP) {
       spdlog::info("SIGHUP: reload");
       loop.RequestReload();
@@ -276,16 +289,28 @@ int RunWatch(const WatchFlags& flags) {
     }
     spdlog::info("{}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
     watchdog.Arm();
+    if (fetcher) fetcher->Cancel();  // a stalled fetch must not hold the stop
     loop.RequestStop();
   });
   if (!signals.ok()) return fail(signals.status());
 
   if (kube) {
-    node_watch = std::make_unique<daemon::NodeWatch>(kube->reader(), [&reconciler, &wake] {
-      reconciler.NoteKubeChange();
-      wake();
-    });
+    node_watch =
+        std::make_unique<daemon::ResourceWatch>(kube->reader(), daemon::NodeWatchOptions(), [&reconciler, &wake] {
+          reconciler.NoteKubeChange();
+          wake();
+        });
     node_watch->Start();
+    // Workloads are watched, not listed on every pass that re-asks a held scale-down.
+    daemon::ResourceWatch::Options wo;
+    wo.name = "workloads";
+    wo.resolve = [&kube] {
+      return tpu::kube::DiscoverKueueResource(kube->reader(), tpu::kube::resources::kWorkloads);
+    };
+    wo.keep_objects = true;
+    workload_watch = std::make_unique<daemon::ResourceWatch>(kube->reader(), wo, nullptr);
+    kueue->SetWorkloadSource([&workload_watch] { return workload_watch->Objects(); });
+    workload_watch->Start();
     demand_controller->Start();
     spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), daemon::FormatDuration(kube->resync()),
                  flags.kube.target.empty() ? "" : "; target " + flags.kube.target);
@@ -312,9 +337,15 @@ int RunWatch(const WatchFlags& flags) {
                source.remote() ? "; poll every " + daemon::FormatDuration(*poll) : "",
                flags.dry_run ? "; dry run: nothing will be changed" : "");
   loop.Run();
-  if (lease) lease->Stop();  // first: gives the lease up for the next replica
-  if (demand_controller) demand_controller->Stop();
+  // Every watch is cancelled together, the Node watch first (it would
+  // otherwise open a fresh stream), so none holds the exit for its timeout.
+  if (node_watch) node_watch->RequestStop();
+  if (workload_watch) workload_watch->RequestStop();
+  if (demand_controller) demand_controller->RequestStop();
+  if (lease) lease->Stop();  // gives the lease up for the next replica
   if (node_watch) node_watch->Stop();
+  if (workload_watch) workload_watch->Stop();
+  if (demand_controller) demand_controller->Stop();
   (*http)->Stop();
   signals->reset();
   watchdog.Disarm();
@@ -341,6 +372,8 @@ void AddWatchCommand(CLI::App& app, CommandContext& ctx) {
   cmd->add_option("--workdir", flags->workdir, "Where a URL is cloned (a bare clone, reused across restarts)");
   cmd->add_flag("--worktree", flags->worktree, "Read the files on disk, uncommitted changes included (local work)");
   cmd->add_option("--poll-interval", flags->poll_interval, "Fetch a URL source this often (default 60s)");
+  cmd->add_option("--fetch-timeout", flags->fetch_timeout,
+                  "Abandon a fetch when nothing arrives from the remote for this long (default 60s; 0 = never)");
   cmd->add_option("--drift-interval", flags->drift_interval,
                   "Re-list live state and correct drift this often (default 5m)");
   cmd->add_option("--shutdown-timeout", flags->shutdown_timeout,

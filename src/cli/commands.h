@@ -20,5 +20,7 @@ void AddSimCommand(CLI::App& app, CommandContext& ctx);
 void AddExportCommand(CLI::App& app, CommandContext& ctx);
 // Registered last: it describes every command registered before it.
 void AddCompletionCommand(CLI::App& app, CommandContext& ctx);
+// Hidden, after completion so completion leaves it out: watch's fetch child.
+void AddGitFetchCommand(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tpu::cli

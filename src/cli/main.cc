@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   tpu::cli::AddSimCommand(app, ctx);
   tpu::cli::AddExportCommand(app, ctx);
   tpu::cli::AddCompletionCommand(app, ctx);
+  tpu::cli::AddGitFetchCommand(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

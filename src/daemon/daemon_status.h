@@ -88,6 +88,8 @@ struct KueueStatus {
   uint64_t syncs = 0;
   uint64_t sync_errors = 0;
   uint64_t queue_writes = 0;  // syncs that changed the queue
+  uint64_t writes = 0;          // Kueue objects written (flavors and the queue)
+  uint64_t skipped_writes = 0;  // … not written because the server already held exactly that
 };
 
 // A demand-driven node pool (src/demand/) as the daemon last decided about it.

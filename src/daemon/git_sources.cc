@@ -5,6 +5,17 @@
 
 namespace tpu::daemon {
 
+Result<std::string> LoadAppliedRef(const source::GitRepo& repo) {
+  auto commit = repo.ResolveCommit(kAppliedRef);
+  if (commit.ok()) return commit;
+  if (commit.status().code() == Status::Code::kNotFound) return std::string();
+  return commit.status();
+}
+
+Status StoreAppliedRef(source::GitRepo repo, const std::string& commit) {
+  return repo.WriteRef(kAppliedRef, commit, "tpu-provisioner: reconciled");
+}
+
 Result<Revision> CheckoutSource::Current() {
   auto head = repo_.HeadCommit();
   if (!head.ok()) return head.status().WithContext("read HEAD of " + repo_.workdir());

@@ -10,6 +10,10 @@
 
 namespace tpu::daemon {
 
+// kAppliedRef in `repo`: its commit, "" when absent; and moving it.
+Result<std::string> LoadAppliedRef(const source::GitRepo& repo);
+Status StoreAppliedRef(source::GitRepo repo, const std::string& commit);
+
 // HEAD of an existing checkout (`--repo PATH`).
 class CheckoutSource : public RevisionSource {
  public:
@@ -19,6 +23,8 @@ class CheckoutSource : public RevisionSource {
   Result<bool> DescendsFrom(const std::string& commit, const std::string& ancestor) override {
     return repo_.DescendsFrom(commit, ancestor);
   }
+  Result<std::string> LoadApplied() override { return LoadAppliedRef(repo_); }
+  Status StoreApplied(const std::string& commit) override { return StoreAppliedRef(repo_, commit); }
   std::string Describe() const override { return "checkout " + repo_.workdir() + " (HEAD)"; }
 
  private:

@@ -1,7 +1,17 @@
-// GitWebhook: POST /hooks/git. A call signed with the shared secret
-// (X-Hub-Signature-256, GitHub's form) and not seen before (X-GitHub-Delivery)
-// asks the loop to fetch now; anything else gets 401 and changes nothing.
-// The body is not parsed: whatever the push was, the fetch finds out.
+// GitWebhook: POST /hooks/git. A call that proves it knows the shared secret
+// and carries a delivery id not seen before asks the loop to fetch now;
+// anything else gets 401 and changes nothing. The body is not parsed:
+// whatever the push was, the fetch finds out.
+//
+// Forges, by the headers they send (each forge's webhook documentation):
+//   GitHub          X-Hub-Signature-256 (sha256=HMAC) + X-GitHub-Delivery
+//   Gitea           X-Gitea-Signature (hex HMAC)      + X-Gitea-Delivery
+//   Forgejo         X-Forgejo-Signature (hex HMAC)    + X-Forgejo-Delivery
+//   GitLab          X-Gitlab-Token (the secret)       + X-Gitlab-Event-UUID
+//                                                       (or X-Gitlab-Webhook-UUID)
+// A call authenticated but without its forge's delivery id is refused: a
+// captured call could otherwise be replayed at will, since the signature
+// covers no time.
 //
 // The secret comes from a file or the environment, never the command line,
 // and never appears in a reply or a log. Thread-safe (HTTP worker threads;
@@ -21,8 +31,12 @@ namespace tpu::daemon {
 struct WebhookReply {
   int http_status = 401;
   std::string body;    // one line of text
-  std::string result;  // metric label: accepted | unauthorized | replayed | disabled
+  // metric label: accepted | unauthorized | no-delivery-id | replayed | disabled
+  std::string result;
 };
+
+// A request header's value by name (case-insensitive), "" when absent.
+using HeaderLookup = std::function<std::string(const std::string& name)>;
 
 class GitWebhook {
  public:
@@ -31,8 +45,7 @@ class GitWebhook {
 
   // "" disables the hook (every call gets 404).
   void SetSecret(std::string secret);
-  WebhookReply Handle(std::string_view body, std::string_view signature_header,
-                      std::string_view delivery_header);
+  WebhookReply Handle(std::string_view body, const HeaderLookup& header);
   // Calls by result, for /metrics.
   std::map<std::string, uint64_t> Counts() const;
 

@@ -1,6 +1,8 @@
 // HttpServer: see http_server.h.
 #include "daemon/http_server.h"
 
+#include "base/elastic_task_queue.h"
+
 #include <httplib.h>
 
 #include "daemon/status_json.h"
@@ -29,8 +31,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
   std::unique_ptr<HttpServer> self(new HttpServer());
   self->server_ = std::make_unique<httplib::Server>();
   httplib::Server& srv = *self->server_;
-  // A few workers suffice: scrapes, status reads and webhooks are tiny.
-  srv.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  // A few workers suffice: scrapes, status reads and webhooks are tiny; none
+  // is kept while nobody calls.
+  srv.new_task_queue = [] { return new ElasticTaskQueue(4); };
   srv.set_payload_max_length(1 << 20);  // webhook bodies; GitHub caps payloads at 25 MB but pushes are small
 
   srv.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -53,8 +56,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const std::string& listen,
       res.set_content("webhook not configured\n", "text/plain");
       return;
     }
-    WebhookReply reply = h.webhook->Handle(req.body, req.get_header_value("X-Hub-Signature-256"),
-                                           req.get_header_value("X-GitHub-Delivery"));
+    WebhookReply reply =
+        h.webhook->Handle(req.body, [&req](const std::string& name) { return req.get_header_value(name); });
     res.status = reply.http_status;
     res.set_content(reply.body, "text/plain");
   });

@@ -2,6 +2,7 @@
 #include "daemon/kube_threads.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
@@ -10,9 +11,8 @@
 namespace tpu::daemon {
 namespace {
 
-// A watch stream is re-opened this often even when nothing happens, which also
-// bounds how long Stop() waits on a server that sends no bookmarks (well
-// inside watch's default --shutdown-timeout of 30s).
+// A watch stream is re-opened this often even when nothing happens (Stop()
+// does not wait for it: the cancel token ends the stream at once).
 constexpr int kWatchTimeoutSeconds = 10;
 // Retry delays after a failed list or watch: doubling from the first to the cap.
 constexpr auto kWatchRetryFirst = std::chrono::milliseconds(500);
@@ -65,43 +65,79 @@ void LeaseKeeper::Run() {
   }
 }
 
-NodeWatch::NodeWatch(kube::KubeClient& client, std::function<void()> on_change)
-    : client_(client), on_change_(std::move(on_change)) {}
+ResourceWatch::Options NodeWatchOptions() {
+  ResourceWatch::Options o;
+  o.name = "nodes";
+  o.resolve = [] { return Result<kube::ResourceRef>(kube::resources::kNodes); };
+  o.selectors.label_selector = "cloud.google.com/gke-nodepool";  // nodes of node pools only
+  return o;
+}
 
-void NodeWatch::Start() { thread_ = std::thread([this] { Run(); }); }
+ResourceWatch::ResourceWatch(kube::KubeClient& client, Options options, std::function<void()> on_change)
+    : client_(client), options_(std::move(options)), on_change_(std::move(on_change)) {}
 
-void NodeWatch::Stop() {
+void ResourceWatch::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void ResourceWatch::RequestStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  cancel_.Cancel();
   cv_.notify_all();
+}
+
+void ResourceWatch::Stop() {
+  RequestStop();
   if (thread_.joinable()) thread_.join();
 }
 
-void NodeWatch::Run() {
-  kube::ListOptions selectors;
-  selectors.label_selector = "cloud.google.com/gke-nodepool";  // nodes of node pools only
-  kube::ListWatcher watcher(client_, kube::resources::kNodes, "", selectors);
+std::optional<std::vector<kube::json>> ResourceWatch::Objects() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return objects_;
+}
+
+void ResourceWatch::Run() {
+  std::unique_ptr<kube::ListWatcher> watcher;
   auto delay = std::chrono::milliseconds(kWatchRetryFirst);
+  std::string last_error;
   while (!stop_) {
-    const int lists_before = watcher.lists();
-    Status s = watcher.Step(
-        [this](const kube::WatchEvent&) {
-          if (on_change_) on_change_();
-          return !stop_;
-        },
-        kWatchTimeoutSeconds, &stop_);
-    if (watcher.lists() != lists_before) {
-      lists_ = watcher.lists();
-      if (lists_ > 1) spdlog::info("node watch: re-listed nodes (list {})", lists_.load());
+    Status s;
+    if (!watcher) {
+      auto ref = options_.resolve();
+      if (ref.ok()) watcher = std::make_unique<kube::ListWatcher>(client_, *ref, "", options_.selectors);
+      else s = ref.status();
+    }
+    if (watcher) {
+      s = watcher->Step(
+          [this, &watcher](const kube::WatchEvent& e) {
+            if (e.type == "RELISTED") {
+              lists_ = watcher->lists();
+              if (lists_ > 1) spdlog::info("{} watch: re-listed (list {})", options_.name, lists_.load());
+            }
+            if (options_.keep_objects) {
+              std::vector<kube::json> copy;
+              copy.reserve(watcher->objects().size());
+              for (const auto& [key, obj] : watcher->objects()) copy.push_back(obj);
+              std::lock_guard<std::mutex> lock(mu_);
+              objects_ = std::move(copy);
+            }
+            if (on_change_) on_change_();
+            return !stop_;
+          },
+          kWatchTimeoutSeconds, &cancel_);
     }
     if (s.ok()) {
       delay = kWatchRetryFirst;
+      last_error.clear();
       continue;
     }
+    if (stop_) break;
     ++errors_;
-    spdlog::warn("node watch: {}; retrying in {} ms", s.ToString(), delay.count());
+    // The same error over and over (Kueue not installed) is logged once.
+    if (s.ToString() != last_error)
+      spdlog::warn("{} watch: {}; retrying in {} ms", options_.name, s.ToString(), delay.count());
+    last_error = s.ToString();
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, delay, [this] { return stop_.load(); });
     delay = std::min<std::chrono::milliseconds>(delay * 2, kWatchRetryCap);

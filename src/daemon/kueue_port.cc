@@ -17,6 +17,7 @@ void KubeKueue::Use(const kube::KueueConfig& config) {
   events_ = std::make_unique<kube::EventRecorder>(client_, clock_, config.event_namespace);
   sync_ = std::make_unique<kube::QuotaSync>(client_, config);
   gate_ = std::make_unique<kube::ScaleDownGate>(client_, *sync_, *events_, clock_);
+  if (workloads_) gate_->SetWorkloadSource(workloads_);
 }
 
 Result<kube::QuotaReport> KubeKueue::Sync(const manifest::Target& target, const kube::KueueConfig& config,

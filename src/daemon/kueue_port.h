@@ -49,6 +49,8 @@ class KubeKueue : public KueuePort {
                                  const std::set<std::string>& excluded) override;
   Result<kube::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired, const kube::KueueConfig& config,
                                                 const std::vector<kube::PoolRemoval>& removals) override;
+  // Workloads from a watch (kube_threads.h), for the scale-down gate.
+  void SetWorkloadSource(kube::ScaleDownGate::WorkloadSource source) { workloads_ = std::move(source); }
 
  private:
   // The sync and gate for `config`, rebuilt when it differs from the last one.
@@ -60,6 +62,7 @@ class KubeKueue : public KueuePort {
   std::unique_ptr<kube::QuotaSync> sync_;
   std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<kube::ScaleDownGate> gate_;
+  kube::ScaleDownGate::WorkloadSource workloads_;
 };
 
 // Every field of `config` that changes what is written, as one string.

@@ -130,6 +130,11 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
     w.Family("kueue_syncs_total", "counter", "Quota syncs, by result.");
     w.Sample("kueue_syncs_total", Label("result", "ok"), static_cast<double>(s.kueue.syncs - s.kueue.sync_errors));
     w.Sample("kueue_syncs_total", Label("result", "error"), static_cast<double>(s.kueue.sync_errors));
+    w.Family("kueue_writes_total", "counter",
+             "Kueue objects (ResourceFlavors, the queue) a sync wrote, and those it skipped because the server "
+             "already held exactly what it would write.");
+    w.Sample("kueue_writes_total", Label("result", "written"), static_cast<double>(s.kueue.writes));
+    w.Sample("kueue_writes_total", Label("result", "skipped"), static_cast<double>(s.kueue.skipped_writes));
     w.Family("kueue_scale_down_waiting", "gauge", "Node pools whose delete or shrink waits for admitted workloads.");
     for (const auto& wait : s.kueue.scale_down_waits)
       w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));

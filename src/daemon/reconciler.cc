@@ -38,6 +38,29 @@ TimePoint Reconciler::NextDue() const {
   return due;
 }
 
+void Reconciler::LoadApplied(CycleReport& report) {
+  if (applied_loaded_) return;
+  applied_loaded_ = true;
+  auto kept = source_->LoadApplied();
+  if (!kept.ok()) {
+    report.warnings.push_back("cannot read the last reconciled commit (" + std::string(kAppliedRef) +
+                              "): " + kept.status().ToString() + "; a force-push made while stopped goes unseen");
+    return;
+  }
+  applied_stored_ = *kept;
+  if (applied_commit_.empty()) applied_commit_ = *kept;
+}
+
+void Reconciler::NoteApplied(const std::string& commit, CycleReport& report) {
+  applied_commit_ = commit;
+  if (options_.dry_run || commit == applied_stored_) return;
+  if (Status s = source_->StoreApplied(commit); !s.ok()) {
+    report.warnings.push_back("cannot record the reconciled commit: " + s.ToString());
+    return;
+  }
+  applied_stored_ = commit;
+}
+
 void Reconciler::AcceptHistoryRewrite() {
   rewrite_accepted_ = rewrite_seen_;
   force_full_next_ = true;
@@ -162,6 +185,7 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   auto current = source_->Current();
   if (!current.ok()) return fail(current.status());
   Revision rev = std::move(current.value());
+  if (rev.is_commit) LoadApplied(report);
   std::optional<HistoryRewrite> rewrite;
   if (rev.is_commit && !applied_commit_.empty() && rev.id != applied_commit_) {
     auto descends = source_->DescendsFrom(rev.id, applied_commit_);
@@ -232,8 +256,8 @@ CycleReport Reconciler::RunOnce(bool force_full) {
   if (!full && selected.empty()) {
     // Nothing of deploy/ changed: this revision is reconciled as it stands.
     signatures_ = std::move(signatures);
-    if (rev.is_commit && !(rewrite && rewrite->held)) applied_commit_ = rev.id;
-    if (options_.kueue) MaybeSyncKueue(kueue_target, false, now);
+    if (rev.is_commit && !(rewrite && rewrite->held)) NoteApplied(rev.id, report);
+    if (options_.kueue) MaybeSyncKueue(kueue_target, false, now, report);
     FinishCycle(report, start);
     return report;
   }
@@ -524,13 +548,13 @@ CycleReport Reconciler::RunOnce(bool force_full) {
       status_.ready = true;
     }
   }
-  if (rev.is_commit && !(rewrite && rewrite->held)) applied_commit_ = rev.id;
+  if (rev.is_commit && !(rewrite && rewrite->held)) NoteApplied(rev.id, report);
   signatures_ = std::move(signatures);
   initialized_ = true;
   if (options_.kueue) {
     const bool planned = kueue_target && std::find(report.planned_targets.begin(), report.planned_targets.end(),
                                                    kueue_target->Key()) != report.planned_targets.end();
-    MaybeSyncKueue(kueue_target, planned, now);
+    MaybeSyncKueue(kueue_target, planned, now, report);
     std::lock_guard<std::mutex> lock(mu_);
     status_.kueue.scale_down_waits.clear();
     for (const auto& [key, wait] : held_) status_.kueue.scale_down_waits.push_back(wait);

@@ -125,7 +125,9 @@ class Reconciler {
   void GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply);
   // Writes quota when due: `planned` (the target was re-planned), a Kubernetes
   // change, or the resync interval.
-  void MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now);
+  // A sync error is also a warning of `report` when it differs from the last one.
+  void MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now,
+                      CycleReport& report);
   void Emit(std::string type, std::string target, std::string revision, std::string text,
             nlohmann::json details = nlohmann::json::object()) {
     if (options_.events)
@@ -148,6 +150,11 @@ class Reconciler {
   const Clock* clock_;
   const ReconcilerOptions options_;
 
+  // Reads the commit a previous run reconciled, once.
+  void LoadApplied(CycleReport& report);
+  // `commit` is now reconciled: remembered here and, but under --dry-run, by the source.
+  void NoteApplied(const std::string& commit, CycleReport& report);
+
   // Loop-thread state.
   manifest::ParseCache cache_;
   TreeSignatures signatures_;
@@ -161,6 +168,8 @@ class Reconciler {
   std::set<std::string> interrupted_;     // targets whose apply was cancelled
   TargetBackoff backoff_;
   std::string applied_commit_;  // the commit last reconciled (history checks)
+  bool applied_loaded_ = false;  // applied_commit_ read from the source (kept across restarts)
+  std::string applied_stored_;   // what the source keeps now
   std::string rewrite_seen_;    // the head of the latest rewrite reported
   std::string rewrite_accepted_;
   std::atomic<bool> cancelled_{false};

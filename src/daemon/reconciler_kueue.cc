@@ -157,7 +157,8 @@ void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_a
   held_.erase(target.Key());
 }
 
-void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now) {
+void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now,
+                                CycleReport& cycle) {
   const bool changed = kube_changed_.exchange(false);
   if (!planned && !changed && now < next_kueue_sync_) return;
   next_kueue_sync_ = now + options_.kueue_resync;
@@ -178,12 +179,16 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
   ++status_.kueue.syncs;
   if (!report.ok()) {
     ++status_.kueue.sync_errors;
-    status_.kueue.last_error = report.status().ToString();
+    const std::string error = report.status().ToString();
+    if (error != status_.kueue.last_error) cycle.warnings.push_back("kueue: " + error);
+    status_.kueue.last_error = error;
     return;
   }
   status_.kueue.last_error.clear();
   status_.kueue.api_version = report->api_version;
   if (report->wrote_queue) ++status_.kueue.queue_writes;
+  status_.kueue.writes += report->writes;
+  status_.kueue.skipped_writes += report->skipped_writes;
   status_.kueue.flavors.clear();
   for (const auto& f : report->flavors)
     status_.kueue.flavors.push_back(

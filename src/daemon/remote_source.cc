@@ -4,7 +4,7 @@
 namespace tpu::daemon {
 
 Status RemoteSource::Fetch() {
-  auto fetched = remote_.Fetch();
+  auto fetched = fetcher_ ? fetcher_->Fetch(remote_.options()) : remote_.Fetch();
   if (!fetched.ok()) return fetched.status();
   auto updated = remote_.UpdateBranch(*fetched, /*allow_rewrite=*/true);
   return updated.ok() ? Status::OK() : updated.status();

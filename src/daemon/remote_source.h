@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "daemon/child_fetch.h"
+#include "daemon/git_sources.h"
 #include "daemon/revision_source.h"
 #include "source/remote.h"
 
@@ -15,7 +17,10 @@ namespace tpu::daemon {
 
 class RemoteSource : public RevisionSource {
  public:
-  explicit RemoteSource(source::RemoteRepo remote) : remote_(std::move(remote)) {}
+  // With `fetcher` (not owned), fetches run in a child process that a timeout
+  // or a stop can abandon; without, in this thread.
+  explicit RemoteSource(source::RemoteRepo remote, ChildFetcher* fetcher = nullptr)
+      : remote_(std::move(remote)), fetcher_(fetcher) {}
 
   Status Fetch() override;
   bool remote() const override { return true; }
@@ -25,12 +30,15 @@ class RemoteSource : public RevisionSource {
   Result<bool> DescendsFrom(const std::string& commit, const std::string& ancestor) override {
     return remote_.repo().DescendsFrom(commit, ancestor);
   }
+  Result<std::string> LoadApplied() override { return LoadAppliedRef(remote_.repo()); }
+  Status StoreApplied(const std::string& commit) override { return StoreAppliedRef(remote_.repo(), commit); }
   std::string Describe() const override {
     return remote_.options().url + " (" + remote_.options().branch + ")";
   }
 
  private:
   source::RemoteRepo remote_;
+  ChildFetcher* fetcher_;
 };
 
 }  // namespace tpu::daemon

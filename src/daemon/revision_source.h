@@ -15,6 +15,10 @@
 
 namespace tpu::daemon {
 
+// Where a git source keeps the commit last reconciled, so a restart still
+// sees a force-push that happened while it was down.
+inline constexpr const char* kAppliedRef = "refs/tpu-provisioner/applied";
+
 struct Revision {
   // A full commit id, or for --worktree "worktree" (+ "@<HEAD>" when the
   // directory is a checkout): what /status and the metrics label show.
@@ -39,6 +43,10 @@ class RevisionSource {
   // True when `commit` descends from (or is) `ancestor`. NotFound when either
   // is unknown, which the loop reports like a rewrite.
   virtual Result<bool> DescendsFrom(const std::string& commit, const std::string& ancestor) = 0;
+  // The commit last reconciled as kept across restarts (kAppliedRef); "" when
+  // none was kept yet, or the source keeps none (--worktree).
+  virtual Result<std::string> LoadApplied() { return std::string(); }
+  virtual Status StoreApplied(const std::string& commit) { return Status::OK(); }
   // "checkout /repo (HEAD)", "https://host/repo.git (main)", for logs.
   virtual std::string Describe() const = 0;
 };

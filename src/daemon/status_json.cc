@@ -66,7 +66,8 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
              {"mode", s.kueue.mode},           {"apiVersion", s.kueue.api_version},
              {"flavors", flavors},             {"scaleDownWaits", waits},
              {"lastError", s.kueue.last_error}, {"syncs", s.kueue.syncs},
-             {"syncErrors", s.kueue.sync_errors}, {"queueWrites", s.kueue.queue_writes}};
+             {"syncErrors", s.kueue.sync_errors}, {"queueWrites", s.kueue.queue_writes},
+             {"writes", s.kueue.writes},       {"skippedWrites", s.kueue.skipped_writes}};
   }
   json demand = nullptr;
   if (s.demand.enabled) {

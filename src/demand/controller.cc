@@ -40,10 +40,13 @@ void Controller::Start() {
   jobsets_->Start();
 }
 
-void Controller::Stop() {
-  // Both watches wind down at once: each may sit in a watch call until its timeout.
+void Controller::RequestStop() {
   pods_->RequestStop();
   jobsets_->RequestStop();
+}
+
+void Controller::Stop() {
+  RequestStop();
   pods_->Stop();
   jobsets_->Stop();
 }

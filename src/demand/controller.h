@@ -48,6 +48,8 @@ class Controller {
   ~Controller();
 
   void Start();
+  // Ends both watches at once (any thread); Stop() then only joins.
+  void RequestStop();
   void Stop();
   bool Synced() const;  // pods and JobSets listed
 

@@ -16,6 +16,7 @@ Informer::~Informer() { Stop(); }
 void Informer::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
+  cancel_.Reset();
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -24,6 +25,7 @@ void Informer::RequestStop() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  cancel_.Cancel();
   cv_.notify_all();
 }
 
@@ -41,7 +43,7 @@ void Informer::Run() {
           on_change_(e, watcher_.objects());
           return !stop_;
         },
-        watch_timeout_seconds_);
+        watch_timeout_seconds_, &cancel_);
     if (s.ok()) {
       backoff = std::chrono::milliseconds(200);
       continue;

@@ -3,7 +3,7 @@
 // at start) is handed to `on_change` on the watch thread together with the
 // whole current cache; the owner keeps what it needs under its own lock.
 // Errors (the API server away, 401 while a token rotates) are retried with a
-// capped backoff; Stop() ends the thread within one watch timeout.
+// capped backoff; RequestStop() ends the open watch at once.
 #pragma once
 
 #include <atomic>
@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "kube/cancel.h"
 #include "kube/list_watch.h"
 
 namespace tpu::demand {
@@ -46,6 +47,7 @@ class Informer {
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> stop_{false};
+  kube::CancelToken cancel_;
   std::atomic<bool> synced_{false};
   std::atomic<int> errors_{0};
 };

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "kube/cancel.h"
 #include "kube/resource.h"
 
 namespace tpu::kube {
@@ -40,6 +41,8 @@ struct WatchOptions {
   int timeout_seconds = 300;  // the server ends the stream after this
   std::string label_selector;
   std::string field_selector;
+  // When set and cancelled, the stream ends at once with OK (see cancel.h).
+  CancelToken* cancel = nullptr;
 };
 
 struct WatchEvent {
@@ -74,13 +77,17 @@ class KubeClient {
   virtual Status Delete(const ResourceRef& ref, const std::string& ns,
                         const std::string& name) = 0;
   // Streams events to `on_event` until it returns false (OK), the server ends
-  // the stream (OK), or an error: an ERROR event such as 410 Gone comes back
+  // the stream (OK), options.cancel is cancelled (OK), or an error: an ERROR event such as 410 Gone comes back
   // as its Status.
   virtual Status Watch(const ResourceRef& ref, const std::string& ns, const WatchOptions& options,
                        const std::function<bool(const WatchEvent&)>& on_event) = 0;
   // The versions of `group` the server serves, preferred first; empty when
   // the group is not served at all.
   virtual Result<std::vector<std::string>> ServedVersions(const std::string& group) = 0;
+  // The resources (plural names, no subresources) `group`/`version` serves;
+  // empty when that version is not served.
+  virtual Result<std::vector<std::string>> ServedResources(const std::string& group,
+                                                           const std::string& version) = 0;
 };
 
 }  // namespace tpu::kube

@@ -34,6 +34,9 @@ class LeaderOnlyClient : public KubeClient {
   Result<std::vector<std::string>> ServedVersions(const std::string& group) override {
     return inner_.ServedVersions(group);
   }
+  Result<std::vector<std::string>> ServedResources(const std::string& group, const std::string& version) override {
+    return inner_.ServedResources(group, version);
+  }
 
  private:
   Status Check(const ResourceRef& ref, const std::string& verb);

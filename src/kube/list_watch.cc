@@ -31,7 +31,7 @@ Status ListWatcher::Relist(const std::function<bool(const WatchEvent&)>& on_chan
 }
 
 Status ListWatcher::Step(const std::function<bool(const WatchEvent&)>& on_change,
-                         int watch_timeout_seconds, const std::atomic<bool>* stop) {
+                         int watch_timeout_seconds, CancelToken* cancel) {
   if (resource_version_.empty()) {
     if (Status s = Relist(on_change); !s.ok()) return s;
   }
@@ -41,12 +41,13 @@ Status ListWatcher::Step(const std::function<bool(const WatchEvent&)>& on_change
   options.timeout_seconds = watch_timeout_seconds;
   options.label_selector = selectors_.label_selector;
   options.field_selector = selectors_.field_selector;
+  options.cancel = cancel;
   Status s = client_.Watch(ref_, ns_, options, [&](const WatchEvent& e) {
     std::string rv = e.object.is_object() && e.object.contains("metadata")
                          ? e.object["metadata"].value("resourceVersion", "")
                          : "";
     if (!rv.empty()) resource_version_ = rv;
-    if (stop && *stop) return false;
+    if (cancel && cancel->cancelled()) return false;
     if (e.type == "BOOKMARK") return true;
     if (e.type == "DELETED") {
       objects_.erase(KeyOf(e.object));

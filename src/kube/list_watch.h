@@ -6,7 +6,6 @@
 // Not thread-safe: one owner calls Step in a loop (the daemon's watch thread).
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -24,10 +23,11 @@ class ListWatcher {
   // returns false. A 410 clears the version and lists again at once.
   // `on_change` sees ADDED/MODIFIED/DELETED after the cache is updated, and
   // {"RELISTED", null} after each list.
-  // `stop`, when given, is also checked on bookmarks, so an owner that wants
-  // to quit need not wait for a real change or the stream's end.
+  // `cancel`, when given and cancelled (from any thread), ends the watch at
+  // once with OK, so an owner that wants to quit need not wait for a change
+  // or the stream's end.
   Status Step(const std::function<bool(const WatchEvent&)>& on_change, int watch_timeout_seconds = 300,
-              const std::atomic<bool>* stop = nullptr);
+              CancelToken* cancel = nullptr);
 
   // "namespace/name" (or "/name" when cluster-scoped) -> object.
   const std::map<std::string, json>& objects() const { return objects_; }

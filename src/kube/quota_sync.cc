@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "kube/api_error.h"
-#include "kube/kueue_version.h"
+#include "kube/apply_noop.h"
 
 namespace tpu::kube {
 namespace {
@@ -85,22 +85,22 @@ nlohmann::json MergeResourceGroups(const nlohmann::json& current, const std::vec
 
 QuotaSync::QuotaSync(KubeClient& client, KueueConfig config) : client_(client), config_(std::move(config)) {}
 
-Result<std::string> QuotaSync::Version() {
-  if (!version_) {
-    auto v = ChooseKueueVersion(client_, config_);
+Result<KueueVersions> QuotaSync::Versions() {
+  if (!versions_) {
+    auto v = DiscoverKueue(client_, config_);
     if (!v.ok()) return v.status();
-    version_ = *v;
+    versions_ = std::move(*v);
   }
-  return *version_;
+  return *versions_;
 }
 
 Result<ResourceRef> QuotaSync::Kueue(const ResourceRef& base) {
-  auto v = Version();
+  auto v = Versions();
   if (!v.ok()) return v.status();
-  return base.AtVersion(*v);
+  return v->Ref(base);
 }
 
-Status QuotaSync::ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq) {
+Result<bool> QuotaSync::ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq) {
   json rf = {{"apiVersion", ref.ApiVersion()},
              {"kind", "ResourceFlavor"},
              {"metadata", {{"name", fq.flavor}, {"labels", {{"app.kubernetes.io/managed-by", kFieldManager}}}}},
@@ -109,8 +109,12 @@ Status QuotaSync::ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq) {
                 {{"cloud.google.com/gke-tpu-accelerator", fq.accelerator},
                  {"cloud.google.com/gke-tpu-topology", fq.topology}}},
                {"tolerations", {{{"key", "google.com/tpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}}}}};
+  auto live = client_.Get(ref, "", fq.flavor);
+  if (!live.ok() && !IsNotFound(live.status())) return live.status();
+  if (live.ok() && ApplyChangesNothing(*live, rf, kFieldManager)) return false;
   auto r = client_.Apply(ref, "", rf);
-  return r.ok() ? Status::OK() : r.status();
+  if (!r.ok()) return r.status();
+  return true;
 }
 
 Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<FlavorQuota>& flavors) {
@@ -152,24 +156,26 @@ Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<Fla
 }
 
 Result<QuotaReport> QuotaSync::Sync(const manifest::Target& target, const std::set<std::string>& excluded) {
-  auto version = Version();
-  if (!version.ok()) return version.status();
+  auto versions = Versions();
+  if (!versions.ok()) return versions.status();
+  const ResourceRef flavor_ref = versions->Ref(resources::kResourceFlavors);
+  const ResourceRef queue_ref = versions->Ref(config_.cohort_mode() ? resources::kCohorts : resources::kClusterQueues);
   QuotaReport report;
-  report.api_version = "kueue.x-k8s.io/" + *version;
+  report.api_version = queue_ref.ApiVersion();
   ListOptions by_pool;
   by_pool.label_selector = "cloud.google.com/gke-nodepool";
   auto nodes = client_.List(resources::kNodes, "", by_pool);
   if (!nodes.ok()) return nodes.status().WithContext("quota sync: listing nodes");
   report.flavors = ComputeQuota(target, ReadyNodesByPool(nodes->items), config_, excluded);
-  const ResourceRef flavor_ref = resources::kResourceFlavors.AtVersion(*version);
   for (const auto& fq : report.flavors) {
-    if (Status s = ApplyFlavor(flavor_ref, fq); !s.ok()) return s.WithContext("quota sync: flavor " + fq.flavor);
+    auto wrote = ApplyFlavor(flavor_ref, fq);
+    if (!wrote.ok()) return wrote.status().WithContext("quota sync: flavor " + fq.flavor);
+    ++(*wrote ? report.writes : report.skipped_writes);
   }
-  const ResourceRef queue_ref =
-      (config_.cohort_mode() ? resources::kCohorts : resources::kClusterQueues).AtVersion(*version);
   auto wrote = WriteQueue(queue_ref, report.flavors);
   if (!wrote.ok()) return wrote.status().WithContext("quota sync: " + queue_ref.kind + " " + config_.queue_name());
   report.wrote_queue = *wrote;
+  ++(*wrote ? report.writes : report.skipped_writes);
   return report;
 }
 

@@ -18,6 +18,7 @@
 
 #include "kube/client.h"
 #include "kube/kueue_config.h"
+#include "kube/kueue_version.h"
 #include "kube/quota.h"
 #include "manifest/types.h"
 
@@ -28,9 +29,11 @@ namespace tpu::kube {
 inline constexpr const char* kManagedFlavorsAnnotation = "tpu-provisioner.io/managed-flavors";
 
 struct QuotaReport {
-  std::string api_version;  // "kueue.x-k8s.io/v1beta2"
+  std::string api_version;  // of the queue object: "kueue.x-k8s.io/v1beta2"
   std::vector<FlavorQuota> flavors;
   bool wrote_queue = false;  // false when the queue already said exactly this
+  int writes = 0;            // objects written by this sync
+  int skipped_writes = 0;    // objects that already said exactly this: not written
 };
 
 class QuotaSync {
@@ -42,19 +45,22 @@ class QuotaSync {
   // `excluded` count for nothing) and writes them.
   Result<QuotaReport> Sync(const manifest::Target& target, const std::set<std::string>& excluded = {});
 
-  // The Kueue version in use (discovered on first use).
-  Result<std::string> Version();
-  // `base` at the Kueue version in use.
+  // The Kueue versions in use, per resource (discovered on first use, and
+  // again after a failed discovery).
+  Result<KueueVersions> Versions();
+  // `base` at the Kueue version in use for its resource.
   Result<ResourceRef> Kueue(const ResourceRef& base);
   const KueueConfig& config() const { return config_; }
 
  private:
-  Status ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq);
+  // Applies the flavor unless the server already holds exactly our apply;
+  // true when it wrote.
+  Result<bool> ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq);
   Result<bool> WriteQueue(const ResourceRef& ref, const std::vector<FlavorQuota>& flavors);
 
   KubeClient& client_;
   KueueConfig config_;
-  std::optional<std::string> version_;
+  std::optional<KueueVersions> versions_;
 };
 
 // The queue's resourceGroups with our flavors' quota of `resource` set to

@@ -3,6 +3,9 @@
 
 #include <curl/curl.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <mutex>
 
 #include "kube/api_error.h"
@@ -40,6 +43,25 @@ size_t OnWrite(char* data, size_t size, size_t n, void* user) {
   }
   st->body->append(data, len);
   return len;
+}
+
+// A cancellable transfer opens its sockets through these, so the token can
+// shut them down from another thread (the wake-up), and polls the token in the
+// progress callback (the clean stop once woken).
+curl_socket_t OpenSocket(void* user, curlsocktype, curl_sockaddr* addr) {
+  int fd = ::socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+  if (fd < 0) return CURL_SOCKET_BAD;
+  static_cast<CancelToken*>(user)->AddSocket(fd);
+  return fd;
+}
+
+int CloseSocket(void* user, curl_socket_t fd) {
+  static_cast<CancelToken*>(user)->RemoveSocket(fd);
+  return ::close(fd);
+}
+
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<CancelToken*>(user)->cancelled() ? 1 : 0;
 }
 
 void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
@@ -107,11 +129,28 @@ Result<RestClient::Answer> RestClient::SendOnce(const Request& req) {
   if (!config_.client_key_pem.empty()) SetBlob(c, CURLOPT_SSLKEY_BLOB, config_.client_key_pem);
 
   Answer answer;
+  if (req.cancel) {
+    if (req.cancel->cancelled()) {
+      answer.cancelled = true;
+      return answer;
+    }
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, req.cancel);
+    curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, CloseSocket);
+    curl_easy_setopt(c, CURLOPT_CLOSESOCKETDATA, req.cancel);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, req.cancel);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  }
   StreamState st{c, &answer.body, &req.on_chunk};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWrite);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
   CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.code);
+  if (req.cancel && req.cancel->cancelled()) {
+    answer.cancelled = true;
+    return answer;
+  }
   if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && st.stopped)) {
     // A watch the server closed mid-chunk is the end of that stream, not an error.
     if (req.on_chunk && answer.code == 200 && rc == CURLE_PARTIAL_FILE) return answer;
@@ -122,7 +161,7 @@ Result<RestClient::Answer> RestClient::SendOnce(const Request& req) {
 
 Result<RestClient::Answer> RestClient::Send(const Request& req) {
   auto a = SendOnce(req);
-  if (a.ok() && a->code == 401 && config_.token) {
+  if (a.ok() && !a->cancelled && a->code == 401 && config_.token) {
     config_.token->Invalidate();
     a = SendOnce(req);
   }
@@ -238,8 +277,9 @@ Status RestClient::Watch(const ResourceRef& ref, const std::string& ns, const Wa
     }
     return true;
   };
-  auto a = Send({"GET", ref.Path(ns) + q, "", "", on_chunk});
+  auto a = Send({"GET", ref.Path(ns) + q, "", "", on_chunk, options.cancel});
   if (!a.ok()) return a.status();
+  if (a->cancelled) return Status::OK();
   if (a->code != 200) return ApiError(a->code, a->body, context);
   return stream_error;
 }
@@ -256,6 +296,21 @@ Result<std::vector<std::string>> RestClient::ServedVersions(const std::string& g
       std::string version = v.value("version", "");
       if (version != preferred) out.push_back(version);
     }
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> RestClient::ServedResources(const std::string& group,
+                                                             const std::string& version) {
+  auto list = Do({"GET", (group.empty() ? "/api/" : "/apis/" + group + "/") + version, "", "", nullptr});
+  if (!list.ok()) {
+    if (IsNotFound(list.status())) return std::vector<std::string>{};
+    return list.status();
+  }
+  std::vector<std::string> out;
+  for (const auto& r : (*list).value("resources", json::array())) {
+    std::string name = r.value("name", "");
+    if (!name.empty() && name.find('/') == std::string::npos) out.push_back(name);
   }
   return out;
 }

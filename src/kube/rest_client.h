@@ -26,6 +26,7 @@ class RestClient : public KubeClient {
   Status Watch(const ResourceRef& ref, const std::string& ns, const WatchOptions& options,
                const std::function<bool(const WatchEvent&)>& on_event) override;
   Result<std::vector<std::string>> ServedVersions(const std::string& group) override;
+  Result<std::vector<std::string>> ServedResources(const std::string& group, const std::string& version) override;
 
   const RestConfig& config() const { return config_; }
 
@@ -37,10 +38,12 @@ class RestClient : public KubeClient {
     std::string content_type;
     // Streaming: called with each chunk of a 200 answer; false stops.
     std::function<bool(const char*, size_t)> on_chunk;
+    CancelToken* cancel = nullptr;  // ends the transfer at once when cancelled
   };
   struct Answer {
     long code = 0;
     std::string body;
+    bool cancelled = false;  // ended by req.cancel; code and body mean nothing
   };
   Result<Answer> Send(const Request& req);
   Result<Answer> SendOnce(const Request& req);

@@ -19,21 +19,23 @@ bool HasCondition(const json& obj, const std::string& type) {
 
 }  // namespace
 
-Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota) {
+Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota,
+                                       const std::vector<json>* watched) {
   const KueueConfig& config = sync_.config();
-  auto version = sync_.Version();
-  if (!version.ok()) return version.status();
+  auto versions = sync_.Versions();
+  if (!versions.ok()) return versions.status();
+  const ResourceRef cq_ref = versions->Ref(resources::kClusterQueues);
   FlavorUse use{flavor, quota, 0, {}};
 
   // Which ClusterQueues count: ours, or every member of our cohort.
   std::set<std::string> queues;
   int64_t queue_usage = 0;
-  auto cqs = client_.List(resources::kClusterQueues.AtVersion(*version), "", {});
+  auto cqs = client_.List(cq_ref, "", {});
   if (!cqs.ok()) return cqs.status();
   for (const auto& cq : cqs->items) {
     const std::string name = cq["metadata"].value("name", "");
     const json spec = cq.value("spec", json::object());
-    bool member = config.cohort_mode() ? spec.value(CohortField(*version), "") == config.cohort
+    bool member = config.cohort_mode() ? spec.value(CohortField(cq_ref.version), "") == config.cohort
                                        : name == config.cluster_queue;
     if (!member) continue;
     queues.insert(name);
@@ -46,10 +48,14 @@ Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota)
     }
   }
   // Workloads admitted and not finished, with a pod set on this flavor.
-  auto workloads = client_.List(resources::kWorkloads.AtVersion(*version), "", {});
-  if (!workloads.ok()) return workloads.status();
+  std::vector<json> listed;
+  if (!watched) {
+    auto workloads = client_.List(versions->Ref(resources::kWorkloads), "", {});
+    if (!workloads.ok()) return workloads.status();
+    listed = std::move(workloads->items);
+  }
   int64_t admitted_usage = 0;
-  for (const auto& wl : workloads->items) {
+  for (const auto& wl : watched ? *watched : listed) {
     if (!wl.contains("status") || !wl["status"].contains("admission")) continue;
     if (HasCondition(wl, "Finished")) continue;
     const json& admission = wl["status"]["admission"];
@@ -104,15 +110,23 @@ Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
 
   ScaleDownVerdict verdict;
   bool fits = true;
-  for (const auto& flavor : flavors) {
-    int64_t quota = 0;
-    for (const auto& fq : report->flavors) {
-      if (fq.flavor == flavor) quota = fq.nominal_quota;
+  std::optional<std::vector<json>> cached = workloads_ ? workloads_() : std::nullopt;
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<json>* from = round == 0 && cached ? &*cached : nullptr;
+    fits = true;
+    verdict.flavors.clear();
+    for (const auto& flavor : flavors) {
+      int64_t quota = 0;
+      for (const auto& fq : report->flavors) {
+        if (fq.flavor == flavor) quota = fq.nominal_quota;
+      }
+      auto use = Usage(flavor, quota, from);
+      if (!use.ok()) return use.status();
+      if (use->usage > use->quota) fits = false;
+      verdict.flavors.push_back(std::move(*use));
     }
-    auto use = Usage(flavor, quota);
-    if (!use.ok()) return use.status();
-    if (use->usage > use->quota) fits = false;
-    verdict.flavors.push_back(std::move(*use));
+    // A wait stands on the cache; a proceed is confirmed by a list.
+    if (!fits || !from) break;
   }
 
   const KueueConfig& config = sync_.config();

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,11 +58,19 @@ class ScaleDownGate {
   ScaleDownGate(KubeClient& client, QuotaSync& sync, EventRecorder& events, Clock& clock)
       : client_(client), sync_(sync), events_(events), clock_(clock) {}
 
+  // Workloads from a watch cache (nullopt while it has not listed): a wait is
+  // decided from it, so a pass that re-asks a held scale-down reads nothing;
+  // a decision to proceed is confirmed with a fresh list, since a cache may
+  // not yet hold a workload admitted a moment ago.
+  using WorkloadSource = std::function<std::optional<std::vector<json>>()>;
+  void SetWorkloadSource(WorkloadSource source) { workloads_ = std::move(source); }
+
   // REQUIRES: `desired` is the target as it will be after the change.
   Result<ScaleDownVerdict> Check(const manifest::Target& desired, const std::vector<PoolRemoval>& removals);
 
  private:
-  Result<FlavorUse> Usage(const std::string& flavor, int64_t quota);
+  // `workloads`: the Workloads to count (a cache's, or listed when null).
+  Result<FlavorUse> Usage(const std::string& flavor, int64_t quota, const std::vector<json>* workloads);
   Status SetHold(bool on);
 
   KubeClient& client_;
@@ -69,6 +79,7 @@ class ScaleDownGate {
   Clock& clock_;
   std::map<std::string, Clock::TimePoint> waiting_since_;  // by the removal's pool names
   bool holding_ = false;
+  WorkloadSource workloads_;
 };
 
 }  // namespace tpu::kube

@@ -7,6 +7,7 @@
 
 #include <chrono>
 
+#include "base/elastic_task_queue.h"
 #include "sim/cloud_context.h"
 #include "sim/cloud_emulator_impl.h"
 #include "sim/cloud_errors.h"
@@ -207,7 +208,9 @@ Status CloudEmulator::Start() {
   httplib::Server& svr = *m.server;
   // A connection holds a worker while it is kept alive, and Compute `wait`
   // calls hold one for up to two minutes: size the pool for both.
-  svr.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  // Threads as connections need them (up to 64), none kept idle: embedded in
+  // `watch --cloud sim`, a fixed pool was most of an idle daemon's threads.
+  svr.new_task_queue = [] { return new ElasticTaskQueue(64); };
   svr.set_keep_alive_max_count(1000);
   // Clients pool idle connections (node's agent, libcurl); closing them after
   // httplib's default 5 s makes a client that reuses one see "socket hang up"

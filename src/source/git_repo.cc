@@ -110,6 +110,17 @@ Result<std::string> GitRepo::ResolveCommit(const std::string& rev) const {
   return OidHex(*git_object_id(commit.get()));
 }
 
+Status GitRepo::WriteRef(const std::string& name, const std::string& commit, const std::string& why) {
+  std::lock_guard lock(handle_->mu);
+  git_oid oid;
+  if (git_oid_fromstr(&oid, commit.c_str()) < 0) return Status::InvalidArgument("\"" + commit + "\" is not a commit id");
+  git_reference* raw = nullptr;
+  int rc = git_reference_create(&raw, handle_->repo.get(), name.c_str(), &oid, /*force=*/1, why.c_str());
+  if (rc < 0) return GitStatus(rc, "write " + name + " in " + git_dir());
+  git_reference_free(raw);
+  return Status::OK();
+}
+
 Result<CommitInfo> GitRepo::Info(const std::string& commit) const {
   std::lock_guard lock(handle_->mu);
   Result<GitPtr<git_commit>> c = LookupCommit(handle_->repo.get(), commit);

@@ -49,6 +49,10 @@ class GitRepo {
   // The commit a reference or revision names ("refs/heads/main", "HEAD",
   // "origin/main", a full id). NotFound when it names nothing.
   Result<std::string> ResolveCommit(const std::string& rev) const;
+  // Points reference `name` ("refs/tpu-provisioner/applied") at `commit`,
+  // creating or moving it; `why` goes into its reflog. A ref also keeps the
+  // commit reachable, so a gc of the clone does not drop it.
+  Status WriteRef(const std::string& name, const std::string& commit, const std::string& why);
 
   // Id, summary, author and time of `commit`.
   Result<CommitInfo> Info(const std::string& commit) const;

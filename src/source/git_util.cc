@@ -4,10 +4,23 @@
 #include <mutex>
 
 namespace tpu::source {
+namespace {
+
+// The most libgit2's object cache may hold (sizes as libgit2 counts them).
+constexpr size_t kObjectCacheBytes = 4 << 20;
+
+}  // namespace
 
 void EnsureLibgit2() {
   static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
+  std::call_once(once, [] {
+    git_libgit2_init();
+    // libgit2 caches the commits and trees it parses, up to 256 MB by
+    // default, and a daemon reads every new commit for months. Evicted
+    // objects are read again from disk, and parsed manifests are cached by
+    // blob id elsewhere, so a small cap costs next to nothing.
+    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(kObjectCacheBytes));
+  });
 }
 
 Status GitStatus(int rc, const std::string& context) {

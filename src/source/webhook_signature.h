@@ -1,5 +1,7 @@
-// Checks the signature GitHub (and Gitea, Forgejo) put on webhook calls:
-// header X-Hub-Signature-256 = "sha256=" + hex(HMAC-SHA256(secret, body)).
+// Checks what forges put on webhook calls to prove they know the secret:
+// GitHub's X-Hub-Signature-256 = "sha256=" + hex(HMAC-SHA256(secret, body));
+// Gitea's X-Gitea-Signature and Forgejo's X-Forgejo-Signature, the same HMAC
+// as bare hex; GitLab's X-Gitlab-Token, the secret itself.
 //
 // POST /hooks/git only triggers a fetch, but an unsigned or badly signed call
 // must change nothing (issue 6): the daemon answers 401 for any non-OK Status.
@@ -21,5 +23,13 @@ inline constexpr std::string_view kGitHubSignatureHeader = "X-Hub-Signature-256"
 // malformed or wrong; FailedPrecondition when `secret` is empty (an empty key
 // would let anyone sign).
 Status VerifyGitHubSignature(std::string_view secret, std::string_view body, std::string_view header);
+
+// The same for a bare-hex signature (Gitea, Forgejo); `header_name` names it in messages.
+Status VerifyHexSignature(std::string_view secret, std::string_view body, std::string_view hex,
+                          std::string_view header_name);
+
+// OK when `token` equals `secret` (GitLab's X-Gitlab-Token), compared in time
+// that does not depend on where they differ.
+Status VerifyToken(std::string_view secret, std::string_view token);
 
 }  // namespace tpu::source

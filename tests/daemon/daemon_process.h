@@ -160,6 +160,7 @@ class DaemonProcess {
   }
 
   void Signal(int signo) { kill(pid_, signo); }
+  pid_t pid() const { return pid_; }
 
   // Waits for the process to end; its raw wait status, or nullopt on timeout.
   std::optional<int> WaitExit() {

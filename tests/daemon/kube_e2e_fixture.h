@@ -19,7 +19,9 @@ namespace tpu::daemon::testing {
 
 class KubeE2eFixture : public ::testing::Test {
  protected:
-  explicit KubeE2eFixture(sim::CloudEmulatorOptions cloud = FastEmulatorOptions()) : cloud_(std::move(cloud)) {}
+  explicit KubeE2eFixture(sim::CloudEmulatorOptions cloud = FastEmulatorOptions(),
+                          kubesim::KubeApiServer::Options kube = {})
+      : api_(std::move(kube)), cloud_(std::move(cloud)) {}
 
   void SetUp() override {
     ASSERT_TRUE(api_.Start().ok());
@@ -45,7 +47,7 @@ class KubeE2eFixture : public ::testing::Test {
   TempDir tmp_;
   std::filesystem::path repo_;
   std::string kubeconfig_;
-  kubesim::KubeApiServer api_{kubesim::KubeApiServer::Options{}};
+  kubesim::KubeApiServer api_;
   std::unique_ptr<kube::RestClient> client_;
   CloudFixture cloud_;
   FakeMetadataServer metadata_;

@@ -216,6 +216,15 @@ TEST_F(KueueE2eTest, ScaleDownWaitsForAnAdmittedWorkloadThenProceeds) {
   EXPECT_TRUE(event);
   EXPECT_NE(d->Get("/metrics")->body.find("tpu_provisioner_kueue_scale_down_waiting{target=\"tpu-proj/c1\"} 1"),
             std::string::npos);
+  // Every resync re-asks the gate; the Workloads come from the watch, not a list.
+  const int lists = api_.ListCalls("workloads");
+  const int syncs = Kueue(*d)["syncs"].get<int>();
+  ASSERT_TRUE(WaitUntil([&] { return Kueue(*d)["syncs"].get<int>() >= syncs + 3; }));
+  EXPECT_EQ(api_.ListCalls("workloads"), lists);
+  EXPECT_EQ(Kueue(*d)["scaleDownWaits"].size(), 1u);
+  std::string metrics = d->Get("/metrics")->body;
+  EXPECT_NE(metrics.find("tpu_provisioner_kube_watch_lists_total{resource=\"workloads\"} 1"), std::string::npos)
+      << metrics;
 
   // The workload finishes: the delete proceeds.
   auto finished = client_->MergePatch(
@@ -300,6 +309,104 @@ TEST_F(KueueE2eTest, OnlyTheLeaseHolderWritesAndAFollowerTakesOver) {
   holder = client_->Get(res::kLeases, "default", "tpu-provisioner");
   ASSERT_TRUE(holder.ok());
   EXPECT_EQ((*holder)["spec"]["holderIdentity"], "") << holder->dump();
+}
+
+}  // namespace
+}  // namespace tpu::daemon
+
+namespace tpu::daemon {
+namespace {
+
+using namespace testing;
+namespace res = kube::resources;
+
+kubesim::KubeApiServer::Options Release(const std::string& release) {
+  kubesim::KubeApiServer::Options o;
+  o.kueue_release = release;
+  return o;
+}
+
+std::string CohortClusterYaml() {
+  return ClusterYaml("c1") + "  kueue:\n    cohort: all-tpus\n    mode: declared\n";
+}
+
+class KueueV011E2eTest : public KubeE2eFixture {
+ protected:
+  KueueV011E2eTest() : KubeE2eFixture(FastEmulatorOptions(), Release("v0.11")) {}
+};
+
+class KueueV013E2eTest : public KubeE2eFixture {
+ protected:
+  KueueV013E2eTest() : KubeE2eFixture(FastEmulatorOptions(), Release("v0.13")) {}
+};
+
+TEST_F(KueueV011E2eTest, CohortModeWhereCohortIsOnlyV1alpha1IsRefusedInTheLogAndStatus) {
+  WriteFile(repo_ / "deploy/tpu-proj/c1/cluster.yaml", CohortClusterYaml());
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
+  CommitAll(repo_, "one slice, cohort mode");
+  auto d = Start({"--kube-resync-interval", "300ms"});
+  ASSERT_NE(d->Port(), 0) << d->Log();
+  const std::string refusal =
+      "Kueue cohorts is not served in v1beta2 or v1beta1; this cluster serves it only as kueue.x-k8s.io/v1alpha1. "
+      "Cohort objects need Kueue v0.13 or later";
+  ASSERT_TRUE(WaitUntil([&] {
+    json s = d->Status();
+    return s.is_object() && s["kueue"].is_object() &&
+           s["kueue"]["lastError"].get<std::string>().find(refusal) != std::string::npos;
+  })) << d->Status().dump(2);
+  EXPECT_NE(d->Log().find(refusal), std::string::npos) << d->Log();
+  // Reported once, not on every resync.
+  ASSERT_TRUE(WaitUntil([&] { return d->Status()["kueue"]["syncs"].get<int>() >= 3; }));
+  std::string log = d->Log();
+  EXPECT_EQ(log.find(refusal), log.rfind(refusal)) << log;
+  // Nothing of Kueue's was written, at any version; the cloud side went on.
+  auto cohorts = client_->List(res::kCohorts.AtVersion("v1alpha1"), "", {});
+  ASSERT_TRUE(cohorts.ok()) << cohorts.status().ToString();
+  EXPECT_TRUE(cohorts->items.empty());
+  auto flavors = client_->List(res::kResourceFlavors.AtVersion("v1beta1"), "", {});
+  ASSERT_TRUE(flavors.ok());
+  EXPECT_TRUE(flavors->items.empty());
+  EXPECT_EQ(cloud_.Pools("c1").count("train-0"), 1u);
+}
+
+TEST_F(KueueV013E2eTest, CohortModeWritesTheCohortAsV1beta1) {
+  WriteFile(repo_ / "deploy/tpu-proj/c1/cluster.yaml", CohortClusterYaml());
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  CommitAll(repo_, "two slices, cohort mode");
+  auto d = Start({"--kube-resync-interval", "300ms"});
+  ASSERT_NE(d->Port(), 0) << d->Log();
+  ASSERT_TRUE(WaitUntil([&] { return client_->Get(res::kCohorts.AtVersion("v1beta1"), "", "all-tpus").ok(); }))
+      << d->Status().dump(2);
+  auto cohort = client_->Get(res::kCohorts.AtVersion("v1beta1"), "", "all-tpus");
+  ASSERT_TRUE(cohort.ok());
+  EXPECT_EQ((*cohort)["apiVersion"], "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ((*cohort)["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"], "8");
+  EXPECT_EQ(d->Status()["kueue"]["apiVersion"], "kueue.x-k8s.io/v1beta1");
+  EXPECT_EQ(d->Status()["kueue"]["lastError"], "");
+}
+
+TEST_F(KueueE2eTest, ResyncsOfAnUnchangedFleetMakeNoWrites) {
+  WriteFile(repo_ / "deploy/tpu-proj/c1/cluster.yaml", KueueClusterYaml("declared"));
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1) + "");
+  WriteFile(repo_ / "deploy/tpu-proj/c1/big.yaml", PoolYaml("big", 1, "2x4"));
+  CommitAll(repo_, "two shapes");
+  auto d = Start({"--kube-resync-interval", "200ms"});
+  ASSERT_NE(d->Port(), 0) << d->Log();
+  ASSERT_TRUE(WaitUntil([&] { return Quota() == 4 && Quota("tpu-v5-lite-podslice-2x4") == 8; })) << d->Log();
+  ASSERT_TRUE(WaitUntil([&] {
+    json k = Kueue(*d);
+    return k.is_object() && k["syncs"].get<int>() >= 2 && k["writes"].get<int>() == 3;
+  })) << d->Status().dump(2);
+  const int writes = api_.store().WritesByManager()[kube::kFieldManager];
+  const int syncs = Kueue(*d)["syncs"].get<int>();
+  // Two more resyncs of the same fleet: not one write reaches the API server.
+  ASSERT_TRUE(WaitUntil([&] { return Kueue(*d)["syncs"].get<int>() >= syncs + 2; }));
+  EXPECT_EQ(api_.store().WritesByManager()[kube::kFieldManager], writes);
+  json k = Kueue(*d);
+  EXPECT_EQ(k["writes"], 3);
+  EXPECT_GE(k["skippedWrites"].get<int>(), 6);  // 2 flavors + the queue, per resync
+  std::string metrics = d->Get("/metrics")->body;
+  EXPECT_NE(metrics.find("tpu_provisioner_kueue_writes_total{result=\"written\"} 3"), std::string::npos) << metrics;
 }
 
 }  // namespace

@@ -240,6 +240,43 @@ TEST_F(ReconcilerTest, ForcePushIsReported) {
   EXPECT_TRUE(r->RunOnce().warnings.empty());
 }
 
+TEST_F(ReconcilerTest, AForcePushWhileStoppedIsReportedAfterARestart) {
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
+  const std::string a = Commit("a");
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  const std::string b = Commit("b");
+  Make()->RunOnce();  // reconciles b, then "stops"
+  EXPECT_EQ(Git(dir(), "rev-parse refs/tpu-provisioner/applied"), b);
+
+  // While no daemon runs, history is rewritten onto a.
+  Git(dir(), "reset -q --hard " + a);
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
+  const std::string c = Commit("c, rewritten history");
+
+  auto restarted = Make();
+  CycleReport report = restarted->RunOnce();
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_NE(report.warnings[0].find("history rewrite: " + c + " does not descend from " + b), std::string::npos)
+      << report.warnings[0];
+  DaemonStatus s = restarted->Snapshot();
+  ASSERT_TRUE(s.history_rewrite.has_value());
+  EXPECT_EQ(s.history_rewrite->from, b);
+  EXPECT_EQ(s.history_rewrite->to, c);
+  EXPECT_EQ(Git(dir(), "rev-parse refs/tpu-provisioner/applied"), c);
+
+  // A third run from c sees nothing to report.
+  EXPECT_TRUE(Make()->RunOnce().warnings.empty());
+}
+
+TEST_F(ReconcilerTest, DryRunRecordsNoAppliedCommit) {
+  WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
+  Commit("a");
+  ReconcilerOptions o;
+  o.dry_run = true;
+  Make(o)->RunOnce();
+  EXPECT_EQ(Git(dir(), "for-each-ref refs/tpu-provisioner"), "");
+}
+
 TEST_F(ReconcilerTest, RefuseHistoryRewriteHoldsTheOldCommit) {
   WriteFile(dir() / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   const std::string a = Commit("a");

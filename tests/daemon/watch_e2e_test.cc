@@ -160,6 +160,32 @@ TEST_F(WatchE2eTest, ForcePushIsReported) {
   EXPECT_NE(d->Get("/metrics")->body.find("tpu_provisioner_history_rewrites_total 1"), std::string::npos);
 }
 
+TEST_F(WatchE2eTest, AForcePushWhileStoppedIsReportedAfterARestart) {
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
+  const std::string a = CommitAll(repo_, "a");
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 2));
+  const std::string b = CommitAll(repo_, "b");
+  {
+    auto d = Start({"--repo", repo_.string()});
+    ASSERT_TRUE(WaitTarget(*d, b, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 8; }));
+    d->Signal(SIGTERM);
+    ASSERT_TRUE(d->WaitExit().has_value());
+  }
+  // Rewritten while no daemon runs.
+  Git(repo_, "reset -q --hard " + a);
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
+  const std::string c = CommitAll(repo_, "c, rewritten");
+
+  fs::remove(tmp_.path() / "daemon.log");  // else the first run's "listening on" line could be read
+  auto d = Start({"--repo", repo_.string()});
+  ASSERT_TRUE(WaitUntil([&] {
+    json s = d->Status();
+    return s.is_object() && s["historyRewrite"].is_object() && s["historyRewrite"]["to"] == c;
+  })) << d->Log();
+  EXPECT_EQ(d->Status()["historyRewrite"]["from"], b);
+  EXPECT_TRUE(WaitUntil([&] { return d->Log().find("history rewrite") != std::string::npos; }));
+}
+
 TEST_F(WatchE2eTest, RefuseHistoryRewriteHoldsUntilSighup) {
   WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 1));
   const std::string a = CommitAll(repo_, "a");
@@ -223,6 +249,16 @@ TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
   EXPECT_NE(metrics.find("tpu_provisioner_webhook_requests_total{result=\"unauthorized\"} 2"),
             std::string::npos);
   EXPECT_EQ(d->Status()["revision"], first);
+  // Signed but without a delivery id: it could be replayed at will, so refused.
+  httplib::Headers no_id = {{"X-Hub-Signature-256", HubSignature(secret, body)}};
+  auto no_id_call = client.Post("/hooks/git", no_id, body, "application/json");
+  ASSERT_TRUE(no_id_call);
+  EXPECT_EQ(no_id_call->status, 401);
+  EXPECT_NE(no_id_call->body.find("no delivery id"), std::string::npos) << no_id_call->body;
+  metrics = d->Get("/metrics")->body;
+  EXPECT_NE(metrics.find("tpu_provisioner_webhook_requests_total{result=\"no-delivery-id\"} 1"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("tpu_provisioner_fetches_total{result=\"ok\"} 1\n"), std::string::npos) << metrics;
 
   // Signed: 202, fetched at once (the poll interval is an hour), applied.
   httplib::Headers good = {{"X-Hub-Signature-256", HubSignature(secret, body)},
@@ -234,6 +270,15 @@ TEST_F(WatchE2eTest, SignedWebhookTriggersAFetchUnsignedIsRefused) {
       << d->Status().dump(2);
   // The same delivery again is a replay.
   EXPECT_EQ(client.Post("/hooks/git", good, body, "application/json")->status, 401);
+  // Gitea's form (bare hex HMAC, its own delivery header) is accepted too.
+  WriteFile(repo_ / "deploy/tpu-proj/c1/pools.yaml", PoolYaml("train", 3));
+  const std::string third = CommitAll(repo_, "third");
+  Git(repo_, "push -q origin main");
+  httplib::Headers gitea = {{"X-Gitea-Signature", HubSignature(secret, body).substr(7)},
+                            {"X-Gitea-Delivery", "f6266f16-1bf3-46a5-9ea4-602e06ead473"}};
+  EXPECT_EQ(client.Post("/hooks/git", gitea, body, "application/json")->status, 202);
+  ASSERT_TRUE(WaitTarget(*d, third, "tpu-proj/c1", [](const json& t) { return t["liveChips"] == 12; }))
+      << d->Status().dump(2);
   EXPECT_EQ(d->Log().find(secret), std::string::npos);  // never logged
 }
 

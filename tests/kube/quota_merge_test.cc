@@ -89,6 +89,9 @@ class EditAfterFirstGet : public KubeClient {
   Result<std::vector<std::string>> ServedVersions(const std::string& g) override {
     return inner_.ServedVersions(g);
   }
+  Result<std::vector<std::string>> ServedResources(const std::string& g, const std::string& v) override {
+    return inner_.ServedResources(g, v);
+  }
   int conflicts = 0;
 
  private:

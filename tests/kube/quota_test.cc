@@ -206,5 +206,86 @@ TEST(QuotaSyncTest, CohortMode) {
   EXPECT_FALSE((*cohort)["spec"].contains("namespaceSelector"));
 }
 
+kubesim::KubeApiServer::Options KueueRelease(const std::string& release) {
+  kubesim::KubeApiServer::Options o;
+  o.kueue_release = release;
+  return o;
+}
+
+TEST(QuotaSyncTest, CohortServedOnlyAsV1alpha1IsRefusedNamingWhatIsServed) {
+  testing::Cluster c(KueueRelease("v0.11"));
+  KueueConfig cfg;
+  cfg.cohort = "all-tpus";
+  QuotaSync sync(*c.client, cfg);
+  auto report = sync.Sync(testing::Target({Pool("train", "v5p", "2x2x4", 2)}));
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().message(),
+            "Kueue cohorts is not served in v1beta2 or v1beta1; this cluster serves it only as "
+            "kueue.x-k8s.io/v1alpha1. Cohort objects need Kueue v0.13 or later (Cohort v1beta1); upgrade Kueue, "
+            "or put the quota in a ClusterQueue (spec.kueue.clusterQueue)");
+  // Nothing was written: not the flavors either.
+  auto flavors = c.client->List(kRF.AtVersion("v1beta1"), "", {});
+  ASSERT_TRUE(flavors.ok());
+  EXPECT_TRUE(flavors->items.empty());
+  EXPECT_EQ(c.api.store().WritesByManager()[kFieldManager], 0);
+
+  // The same release with a ClusterQueue speaks v1beta1 for everything.
+  QuotaSync queue(*c.client, Config());
+  auto ok = queue.Sync(testing::Target({Pool("train", "v5p", "2x2x4", 2)}));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->api_version, "kueue.x-k8s.io/v1beta1");
+}
+
+TEST(QuotaSyncTest, CohortModeWritesV1beta1WhereCohortIsV1beta1) {
+  for (const char* release : {"v0.13", "v0.14"}) {
+    testing::Cluster c(KueueRelease(release));
+    KueueConfig cfg;
+    cfg.cohort = "all-tpus";
+    QuotaSync sync(*c.client, cfg);
+    auto report = sync.Sync(testing::Target({Pool("train", "v5p", "2x2x4", 2)}));
+    ASSERT_TRUE(report.ok()) << release << ": " << report.status().ToString();
+    EXPECT_EQ(report->api_version, "kueue.x-k8s.io/v1beta1");
+    auto cohort = c.client->Get(resources::kCohorts.AtVersion("v1beta1"), "", "all-tpus");
+    ASSERT_TRUE(cohort.ok()) << release;
+    EXPECT_EQ(QuotaOf(*cohort, "tpu-v5p-slice-2x2x4"), 32);
+  }
+  // Where both are served, v1beta2 is spoken for every kind.
+  testing::Cluster both(KueueRelease("v0.15"));
+  KueueConfig cfg;
+  cfg.cohort = "all-tpus";
+  QuotaSync sync(*both.client, cfg);
+  auto report = sync.Sync(testing::Target({Pool("train", "v5p", "2x2x4", 2)}));
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->api_version, "kueue.x-k8s.io/v1beta2");
+}
+
+TEST(QuotaSyncTest, AResyncOfAnUnchangedFleetWritesNothing) {
+  testing::Cluster c;
+  QuotaSync sync(*c.client, Config());
+  auto target = testing::Target({Pool("train", "v6e", "4x4", 1), Pool("big", "v5p", "2x2x4", 1)});
+  auto first = sync.Sync(target);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->writes, 3);  // two flavors and the queue
+  const int writes = c.api.store().WritesByManager()[kFieldManager];
+  for (int i = 0; i < 2; ++i) {
+    auto again = sync.Sync(target);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_EQ(again->writes, 0);
+    EXPECT_EQ(again->skipped_writes, 3);
+  }
+  EXPECT_EQ(c.api.store().WritesByManager()[kFieldManager], writes);
+
+  // A person changes a field we own: the next sync takes it back (one write).
+  auto edited = c.client->MergePatch(kRF, "", "tpu-v6e-slice-4x4",
+                                     {{"spec", {{"nodeLabels", {{"cloud.google.com/gke-tpu-topology", "2x2"}}}}}});
+  ASSERT_TRUE(edited.ok()) << edited.status().ToString();
+  auto repaired = sync.Sync(target);
+  ASSERT_TRUE(repaired.ok());
+  EXPECT_EQ(repaired->writes, 1);
+  auto rf = c.client->Get(kRF, "", "tpu-v6e-slice-4x4");
+  ASSERT_TRUE(rf.ok());
+  EXPECT_EQ((*rf)["spec"]["nodeLabels"]["cloud.google.com/gke-tpu-topology"], "4x4");
+}
+
 }  // namespace
 }  // namespace tpu::kube

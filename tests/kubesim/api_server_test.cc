@@ -2,6 +2,9 @@
 // pagination, merge patch, preconditions and finalizers.
 #include "sim/kube/api_server.h"
 
+#include <algorithm>
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "api_test_util.h"
@@ -10,6 +13,7 @@ namespace tpu::kubesim {
 namespace {
 
 using testing::Raw;
+using testing::Answer;
 
 const char* kCQs = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues";
 const char* kCMs = "/api/v1/namespaces/default/configmaps";
@@ -163,6 +167,55 @@ TEST(ApiServerAuthTest, RejectedTokenGets401) {
   EXPECT_EQ(bad->status, 401);
   auto good = c.Get(kCMs, {{"Authorization", "Bearer good"}});
   EXPECT_EQ(good->status, 200);
+}
+
+// What each Kueue release serves (docs/emulator.md has the sources).
+TEST(ApiServerKueueReleaseTest, EachReleaseServesItsVersionsPerKind) {
+  auto names = [](const Answer& a) {
+    std::vector<std::string> out;
+    for (const auto& r : a.body["resources"])
+      if (r["name"].get<std::string>().find('/') == std::string::npos) out.push_back(r["name"]);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  struct Case {
+    std::string release, preferred;
+    std::map<std::string, std::vector<std::string>> by_version;  // empty list: 404
+  };
+  const std::vector<std::string> all = {"clusterqueues", "cohorts", "localqueues", "resourceflavors", "workloads"};
+  const std::vector<std::string> no_cohorts = {"clusterqueues", "localqueues", "resourceflavors", "workloads"};
+  for (const Case& c : std::vector<Case>{
+           {"v0.11", "v1beta1", {{"v1beta1", no_cohorts}, {"v1alpha1", {"cohorts"}}, {"v1beta2", {}}}},
+           {"v0.13", "v1beta1", {{"v1beta1", all}, {"v1alpha1", {}}, {"v1beta2", {}}}},
+           {"v0.15", "v1beta2", {{"v1beta2", all}, {"v1beta1", all}, {"v1alpha1", {}}}},
+           {"v0.17", "v1beta2", {{"v1beta2", all}, {"v1beta1", {}}}},
+       }) {
+    KubeApiServer::Options o;
+    o.kueue_release = c.release;
+    KubeApiServer api(o);
+    ASSERT_TRUE(api.Start().ok());
+    Raw raw(api.port());
+    auto groups = raw.Get("/apis");
+    std::string preferred;
+    for (const auto& g : groups.body["groups"])
+      if (g["name"] == "kueue.x-k8s.io") preferred = g["preferredVersion"]["version"];
+    EXPECT_EQ(preferred, c.preferred) << c.release;
+    for (const auto& [version, want] : c.by_version) {
+      auto a = raw.Get("/apis/kueue.x-k8s.io/" + version);
+      if (want.empty()) {
+        EXPECT_EQ(a.code, 404) << c.release << " " << version;
+      } else {
+        ASSERT_EQ(a.code, 200) << c.release << " " << version;
+        EXPECT_EQ(names(a), want) << c.release << " " << version;
+      }
+    }
+  }
+  // Not a release this emulator knows: no Kueue at all.
+  KubeApiServer::Options o;
+  o.kueue_release = "v0.8";
+  KubeApiServer old(o);
+  ASSERT_TRUE(old.Start().ok());
+  EXPECT_EQ(Raw(old.port()).Get("/apis/kueue.x-k8s.io/v1beta1").code, 404);
 }
 
 }  // namespace

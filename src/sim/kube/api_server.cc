@@ -48,8 +48,12 @@ struct Target {
 KubeApiServer::KubeApiServer(Options options)
     : options_(std::move(options)), store_(options_.history_limit) {
   types_ = BuiltinTypes();
-  for (const auto& v : options_.kueue_versions) {
-    for (auto& t : KueueTypes(v)) types_.push_back(std::move(t));
+  if (!options_.kueue_release.empty()) {
+    for (auto& t : KueueReleaseTypes(options_.kueue_release)) types_.push_back(std::move(t));
+  } else {
+    for (const auto& v : options_.kueue_versions) {
+      for (auto& t : KueueTypes(v)) types_.push_back(std::move(t));
+    }
   }
   if (options_.jobset) {
     for (auto& t : JobSetTypes()) types_.push_back(std::move(t));
@@ -100,6 +104,18 @@ void KubeApiServer::Stop() {
   server_->stop();
   if (thread_.joinable()) thread_.join();
   server_.reset();
+}
+
+int KubeApiServer::OpenWatches(const std::string& resource) const {
+  std::lock_guard<std::mutex> lock(watches_mu_);
+  auto it = open_watches_.find(resource);
+  return it == open_watches_.end() ? 0 : it->second;
+}
+
+int KubeApiServer::ListCalls(const std::string& resource) const {
+  std::lock_guard<std::mutex> lock(watches_mu_);
+  auto it = list_calls_.find(resource);
+  return it == list_calls_.end() ? 0 : it->second;
 }
 
 void KubeApiServer::Discovery(const httplib::Request& req, httplib::Response& res) {
@@ -206,6 +222,10 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
   if (req.method == "GET" && target.name.empty()) {
     bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";
     if (!watch) {
+      {
+        std::lock_guard<std::mutex> lock(watches_mu_);
+        ++list_calls_[type.resource];
+      }
       ListOptions lo;
       lo.label_selector = req.get_param_value("labelSelector");
       lo.field_selector = req.get_param_value("fieldSelector");
@@ -214,12 +234,25 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
       return Send(res, store_.List(type, target.ns, lo));
     }
     // A watch: a chunked stream of JSON events, one per line.
+    // Counted open from here until httplib drops the provider (the stream's end).
     struct WatchState {
+      KubeApiServer* server;
+      std::string resource;
       bool started = false;
       uint64_t after = 0;
       std::chrono::steady_clock::time_point deadline;
+      ~WatchState() {
+        std::lock_guard<std::mutex> lock(server->watches_mu_);
+        --server->open_watches_[resource];
+      }
     };
+    {
+      std::lock_guard<std::mutex> lock(watches_mu_);
+      ++open_watches_[type.resource];
+    }
     auto state = std::make_shared<WatchState>();
+    state->server = this;
+    state->resource = type.resource;
     const std::string rv = req.get_param_value("resourceVersion");
     const bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
     const std::string labels = req.get_param_value("labelSelector");

@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +38,9 @@ class KubeApiServer {
     size_t history_limit = 1000;
     // Kueue versions to serve; empty serves no Kueue at all.
     std::vector<std::string> kueue_versions = {"v1beta2"};
+    // When set ("v0.11"), serve what that Kueue release serves instead
+    // (KueueReleaseTypes), and kueue_versions is ignored.
+    std::string kueue_release;
     bool jobset = true;
     // How often an idle watch that asked for bookmarks gets one.
     std::chrono::milliseconds bookmark_interval{1000};
@@ -61,6 +66,12 @@ class KubeApiServer {
   // Every open watch that asked for bookmarks sends one now.
   void SendBookmarks() { store_.WakeWatchers(); }
 
+  // Watch streams of `resource` (plural, any group) open now, so a test can
+  // wait until a client is watching before it acts.
+  int OpenWatches(const std::string& resource) const;
+  // List requests (GET of a collection, not a watch) of `resource` so far.
+  int ListCalls(const std::string& resource) const;
+
   // The type serving group/version/resource, or nullptr.
   const ResourceType* Find(const std::string& group, const std::string& version,
                            const std::string& resource) const;
@@ -72,6 +83,9 @@ class KubeApiServer {
   Options options_;
   std::vector<ResourceType> types_;
   Store store_;
+  mutable std::mutex watches_mu_;
+  std::map<std::string, int> open_watches_;  // by plural resource
+  std::map<std::string, int> list_calls_;    // by plural resource
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;

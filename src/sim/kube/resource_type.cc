@@ -2,6 +2,8 @@
 // (Kueue: apis/kueue/*/clusterqueue_types.go markers; core: the OpenAPI spec).
 #include "sim/kube/resource_type.h"
 
+#include <string>
+
 namespace tpu::kubesim {
 
 std::vector<ResourceType> BuiltinTypes() {
@@ -42,6 +44,42 @@ std::vector<ResourceType> KueueTypes(const std::string& version) {
       {g, version, "localqueues", "LocalQueue", true, true, {}},
       {g, version, "workloads", "Workload", true, true, wl},
   };
+}
+
+std::vector<ResourceType> KueueReleaseTypes(const std::string& release) {
+  int minor = -1;
+  if (release.rfind("v0.", 0) == 0) {
+    try {
+      minor = std::stoi(release.substr(3));
+    } catch (...) {
+      minor = -1;
+    }
+  }
+  if (minor < 9) return {};
+  auto without_cohorts = [](std::vector<ResourceType> types) {
+    std::erase_if(types, [](const ResourceType& t) { return t.resource == "cohorts"; });
+    return types;
+  };
+  auto only_cohorts = [](std::vector<ResourceType> types) {
+    std::erase_if(types, [](const ResourceType& t) { return t.resource != "cohorts"; });
+    return types;
+  };
+  std::vector<ResourceType> out;
+  auto add = [&out](std::vector<ResourceType> types) {
+    for (auto& t : types) out.push_back(std::move(t));
+  };
+  if (minor <= 12) {
+    add(without_cohorts(KueueTypes("v1beta1")));
+    add(only_cohorts(KueueTypes("v1alpha1")));
+  } else if (minor <= 14) {
+    add(KueueTypes("v1beta1"));
+  } else if (minor <= 16) {
+    add(KueueTypes("v1beta2"));
+    add(KueueTypes("v1beta1"));
+  } else {
+    add(KueueTypes("v1beta2"));
+  }
+  return out;
 }
 
 std::vector<ResourceType> JobSetTypes() {

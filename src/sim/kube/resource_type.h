@@ -31,6 +31,14 @@ std::vector<ResourceType> BuiltinTypes();
 // Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue and Workload at
 // `version` ("v1beta1" or "v1beta2"), with their list types.
 std::vector<ResourceType> KueueTypes(const std::string& version);
+// What a Kueue release "v0.<minor>" serves, version by version, preferred
+// version first (docs/emulator.md gives the sources):
+//   v0.9–v0.12   v1beta1 (no Cohort) and Cohort only as v1alpha1
+//   v0.13–v0.14  v1beta1, Cohort included
+//   v0.15–v0.16  v1beta2 and v1beta1
+//   v0.17 on     v1beta2
+// Empty for a release that is not "v0.<minor>" with minor >= 9.
+std::vector<ResourceType> KueueReleaseTypes(const std::string& release);
 
 // JobSet (jobset.x-k8s.io/v1alpha2).
 std::vector<ResourceType> JobSetTypes();

@@ -1,4 +1,4 @@
-// The API steps that carry out one plan action (DESIGN.md §6): which calls, in
+// The API steps that carry out one plan action (docs/architecture.md, "Apply rules"): which calls, in
 // which order, which errors are fine (a delete that finds nothing), and what a
 // stockout cleans up. Node pools: create, delete, resize, the in-place update
 // calls, and replace as delete-then-create (DeleteBeforeCreate, the default:

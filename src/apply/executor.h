@@ -1,4 +1,4 @@
-// Execute: runs a Plan against the cloud (DESIGN.md §6).
+// Execute: runs a Plan against the cloud (docs/architecture.md, "Apply rules").
 //
 // Every executable target's actions become StepTasks on one Scheduler, on
 // GKE's rules (docs/emulator.md, "Concurrency"): a node pool action in its

@@ -1,6 +1,6 @@
 // StepTask: an action as a list of steps, each one mutating API call followed
 // by waiting for the operation it started — the shape of every create, delete,
-// resize, update and replace in DESIGN.md §6.
+// resize, update and replace in docs/architecture.md, "Apply rules".
 //
 // Each Advance() makes one call: the step's mutation, or one poll of its
 // operation. Retryable errors (5xx, dropped connections, GKE's "incompatible

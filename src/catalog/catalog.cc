@@ -1,4 +1,4 @@
-// The catalog's data and the topology rules of DESIGN.md §3.
+// The catalog's data and the topology rules of docs/architecture.md, "The TPU catalog".
 #include "catalog/catalog.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The TPU catalog: generations, machine types, topologies and what a slice of a
-// given shape needs (DESIGN.md §3). Pure data and arithmetic: no files, no HTTP.
+// given shape needs (docs/architecture.md, "The TPU catalog"). Pure data and arithmetic: no files, no HTTP.
 //
 // ResolveShape() is the one question the rest of the program asks: given an
 // accelerator (label or alias), a topology and optionally a machine type, what

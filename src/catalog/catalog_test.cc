@@ -1,4 +1,4 @@
-// Catalog: every generation's valid and invalid shapes, node counts as DESIGN.md §3 states them.
+// Catalog: every generation's valid and invalid shapes, node counts as docs/architecture.md ("The TPU catalog") states them.
 #include "catalog/catalog.h"
 
 #include <gtest/gtest.h>

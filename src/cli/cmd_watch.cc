@@ -1,4 +1,4 @@
-// `tpu-provisioner watch`: the GitOps daemon (DESIGN §7, issue 6). Wires the
+// `tpu-provisioner watch`: the GitOps daemon (docs/architecture.md, "The daemon", issue 6). Wires the
 // pieces of src/daemon/ together — a revision source (local checkout, its
 // working tree, or a remote clone), the cloud (cloud_setup.h), the reconciler,
 // the main loop, the HTTP endpoints and the signals — and runs until SIGTERM

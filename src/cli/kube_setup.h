@@ -1,4 +1,4 @@
-// Kubernetes access for `watch` (DESIGN §8, issue 7): the flags, the client
+// Kubernetes access for `watch` (docs/architecture.md, "Beside Kueue", issue 7): the flags, the client
 // (kubeconfig or in-cluster service account), and leader election with a
 // coordination.k8s.io/v1 Lease. Without any of these flags `watch` runs
 // without Kubernetes, as before.

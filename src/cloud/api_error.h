@@ -35,7 +35,7 @@ struct ApiError {
   // 403 with a quota reason or message: not retryable by backoff.
   bool quota_exceeded() const;
   // 429, 5xx, dropped connections/timeouts and incompatible_operation: the
-  // executor retries these with backoff (DESIGN §6).
+  // executor retries these with backoff (docs/architecture.md, "Apply rules").
   bool retryable() const;
 
   // The Status this error maps to; message "<call>: <http> <STATUS>: <message>".

@@ -4,7 +4,7 @@
 // call borrows an idle easy handle from a pool (or makes one) and returns it,
 // and all handles share one connection cache, DNS cache and TLS session cache,
 // so a small fixed pool of worker threads reuses a few keep-alive connections
-// instead of reconnecting per call. Intended use (DESIGN §6): the apply
+// instead of reconnecting per call. Intended use (docs/architecture.md, "Apply rules"): the apply
 // executor keeps its in-flight operations in a timer queue and issues short
 // calls (start an operation, poll it once) from a fixed pool of N threads; it
 // never parks a thread on a long-running operation, so 1,000 in-flight

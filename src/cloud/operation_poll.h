@@ -1,4 +1,4 @@
-// Polling long-running operations without parking a thread on each (DESIGN §6).
+// Polling long-running operations without parking a thread on each (docs/architecture.md, "Apply rules").
 //
 // The executor's loop, as intended:
 //   1. A mutating call (CreateNodePool, InsertInstanceGroupManager …) returns an

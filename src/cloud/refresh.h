@@ -1,4 +1,4 @@
-// Live state in O(projects) calls (DESIGN §4, issue 4): per project one
+// Live state in O(projects) calls (docs/emulator.md, issue 4): per project one
 // GET v1/projects/P/locations/-/clusters (node pools embedded) and one
 // aggregated list per Compute collection (resourcePolicies, instanceTemplates,
 // instanceGroupManagers), every page followed. Running operations are listed

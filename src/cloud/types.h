@@ -15,7 +15,7 @@ namespace tpu::cloud {
 
 using StringMap = std::map<std::string, std::string>;
 
-// Ownership markers (DESIGN.md §5).
+// Ownership markers (docs/architecture.md, "Plan rules").
 inline constexpr const char* kManagedLabel = "tpu-provisioner-managed";     // = "true"
 inline constexpr const char* kTargetHashLabel = "tpu-provisioner-target";   // hash of project/cluster
 inline constexpr const char* kComputeMarker = "managed-by=tpu-provisioner"; // in Compute `description`

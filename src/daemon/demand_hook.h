@@ -1,4 +1,4 @@
-// DemandHook: how demand-driven pools (DESIGN §8, src/demand/) join the
+// DemandHook: how demand-driven pools (docs/architecture.md, "Beside Kueue", src/demand/) join the
 // reconcile loop. Each pass the Reconciler asks the hook which targets need a
 // re-plan (a pending pod appeared, a JobSet finished) and which actions on
 // workload-owned pools each planned target needs; they are appended to git's

@@ -1,4 +1,4 @@
-// KueuePort: what the reconcile loop asks of Kueue (DESIGN §8) — write the
+// KueuePort: what the reconcile loop asks of Kueue (docs/architecture.md, "Beside Kueue") — write the
 // quota that follows a target's capacity, and ask the scale-down gate before
 // deleting or shrinking pools — behind one interface, as CloudPort is for the
 // cloud. KubeKueue is the real one over a kube::KubeClient (the leader-only

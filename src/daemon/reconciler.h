@@ -1,4 +1,4 @@
-// Reconciler: one reconcile of the GitOps loop (DESIGN §7), as a library. The
+// Reconciler: one reconcile of the GitOps loop (docs/architecture.md, "The daemon"), as a library. The
 // daemon's main loop calls RunOnce() on every wake-up; tests call it directly
 // with a fake clock, a real git repository and the cloud emulator.
 //

@@ -1,4 +1,4 @@
-// The Reconciler's Kueue steps (DESIGN §8): which target the Kubernetes
+// The Reconciler's Kueue steps (docs/architecture.md, "Beside Kueue"): which target the Kubernetes
 // cluster's quota follows, the scale-down gate in front of deletes and
 // shrinks, and the quota sync after each pass. See reconciler.h.
 #include <algorithm>

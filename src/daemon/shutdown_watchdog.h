@@ -2,7 +2,7 @@
 // SIGTERM arrives; if the process has not finished within the timeout (an
 // API call hanging past its own timeouts), it logs and exits 0 anyway:
 // nothing is lost, since the next run finds in-flight operations in the cloud
-// (DESIGN §6). Owns one thread while armed.
+// (docs/architecture.md, "Apply rules"). Owns one thread while armed.
 #pragma once
 
 #include <chrono>

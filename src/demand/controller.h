@@ -1,5 +1,5 @@
 // Controller: demand-driven pools for the one Kubernetes cluster the daemon
-// watches (DESIGN.md §8). Watches Pods and JobSets (informer.h), and on each
+// watches (docs/architecture.md, "Beside Kueue"). Watches Pods and JobSets (informer.h), and on each
 // reconcile pass turns them, the refreshed live state and the target's
 // Cluster.spec.demand into node pool actions (decide.h) for the daemon's
 // executor run. Refusals and waits become Events on the pod and its JobSet;

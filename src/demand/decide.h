@@ -3,7 +3,7 @@
 // Event on its pod) and the demand-driven pools as they stand. A pure function
 // of its inputs, tested as tables (decide_test.cc); the controller feeds it.
 //
-// Rules (DESIGN.md §8):
+// Rules (docs/architecture.md, "Beside Kueue"):
 // - A waiting leader gets a create of PoolName(jobset, job key) unless a pool
 //   of that name (or the GKE TPU Provisioner's name for it, when that pool is
 //   the original's) exists in any state or an operation on it is still running

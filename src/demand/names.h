@@ -1,4 +1,4 @@
-// Names and labels of demand-driven node pools (DESIGN.md §8).
+// Names and labels of demand-driven node pools (docs/architecture.md, "Beside Kueue").
 //
 // A pool's name is a pure function of its JobSet's name and its Job's key, so
 // a JobSet restart (same Jobs, same keys) finds its pools again and a daemon

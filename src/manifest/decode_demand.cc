@@ -1,4 +1,4 @@
-// DecodeDemand: a Cluster's spec.demand → DemandPolicy (DESIGN.md §8), with the
+// DecodeDemand: a Cluster's spec.demand → DemandPolicy (docs/architecture.md, "Beside Kueue"), with the
 // checks the schema cannot make: accelerators the catalog knows (aliases become
 // GKE labels), topologies valid for at least one allowed accelerator, the
 // grace period as seconds.

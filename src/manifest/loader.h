@@ -1,5 +1,5 @@
 // LoadRepo: a repository's deploy/<project>/<cluster>/ directories → typed
-// desired state (DESIGN.md §2), every error of every file included.
+// desired state (README, "Manifest reference"), every error of every file included.
 //
 //   DiskTree tree = ...;            // or source/'s git tree
 //   ParseCache cache;               // optional; keep it across loads

@@ -1,5 +1,5 @@
 // Desired state as the manifests declare it: typed values with defaults applied
-// and the slice shape resolved from the catalog (DESIGN.md §2). Produced by the
+// and the slice shape resolved from the catalog (README, "Manifest reference"). Produced by the
 // loader; read by plan. Plain values: no YAML, no git, no HTTP.
 #pragma once
 
@@ -47,7 +47,7 @@ struct Capacity {
 };
 
 // Fields left unset in the manifest stay nullopt, so plan compares only what
-// the manifest sets (DESIGN.md §5).
+// the manifest sets (docs/architecture.md, "Plan rules").
 struct NodeConfig {
   std::optional<StringMap> labels;
   std::optional<std::vector<Taint>> taints;
@@ -156,7 +156,7 @@ struct TPUNodeGroup {
 
 enum class ReplaceStrategy { kDeleteBeforeCreate, kCreateBeforeDelete };
 
-// spec.kueue of a Cluster (DESIGN.md §8): where the declared capacity becomes quota.
+// spec.kueue of a Cluster (docs/architecture.md, "Beside Kueue"): where the declared capacity becomes quota.
 struct KueuePolicy {
   std::string cluster_queue;      // exactly one of cluster_queue and cohort is set
   std::string cohort;
@@ -167,7 +167,7 @@ struct KueuePolicy {
   std::string scale_down_timeout;  // "30m"; "" = the default (1h)
 };
 
-// spec.demand of a Cluster (DESIGN.md §8): what may be provisioned for JobSets'
+// spec.demand of a Cluster (docs/architecture.md, "Beside Kueue"): what may be provisioned for JobSets'
 // unschedulable leader pods (node pools owned by the workload, not by git).
 struct DemandPolicy {
   bool enabled = true;
@@ -218,7 +218,7 @@ struct ChangeWindow {
   SourceLocation where;
 };
 
-// kind: Cluster (cluster.yaml, optional). Defaults as DESIGN.md §2.
+// kind: Cluster (cluster.yaml, optional). Defaults as README, "Manifest reference".
 struct ClusterPolicy {
   std::optional<std::string> location;  // found by listing when absent
   bool prune = true;

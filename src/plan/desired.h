@@ -1,4 +1,4 @@
-// Desired cloud resources built from one manifest target (DESIGN.md §2–3).
+// Desired cloud resources built from one manifest target (docs/architecture.md, "The TPU catalog").
 //
 // A TPUNodePool becomes one cloud::NodePool per slice, `<name>-<i>`, with the
 // ownership markers, the placement the catalog asks for (COMPACT + tpuTopology;

@@ -1,4 +1,4 @@
-// Safety guards run over a target's finished plan (DESIGN.md §5). A guard that
+// Safety guards run over a target's finished plan (docs/architecture.md, "Plan rules"). A guard that
 // trips marks the target kRefused with an error saying what to change; the
 // actions stay in the plan so a person sees what would have happened, but
 // apply executes only kPlanned targets.

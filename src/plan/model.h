@@ -1,4 +1,4 @@
-// The plan model: what `plan` decided and `apply` executes (DESIGN.md §5–6).
+// The plan model: what `plan` decided and `apply` executes (docs/architecture.md, "Plan rules" and "Apply rules").
 //
 // Plain values, no behaviour beyond counting. A Plan is a list of TargetPlans,
 // one per deploy/<project>/<cluster>/ directory (plus targets whose directory

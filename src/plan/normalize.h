@@ -1,5 +1,5 @@
 // Spellings and server defaults the diff must see through, so a pool that is in
-// sync never flaps (DESIGN.md §5): taint effects (NoSchedule ≡ NO_SCHEDULE),
+// sync never flaps (docs/architecture.md, "Plan rules"): taint effects (NoSchedule ≡ NO_SCHEDULE),
 // OAuth scopes (short ≡ https://www.googleapis.com/auth/…), resource URLs
 // (full ≡ projects/…), GKE's default disk, labels and taints GKE adds itself,
 // and version prefixes ("1.30" matches "1.30.5-gke.1014001").

@@ -1,4 +1,4 @@
-// Ownership markers: how tpu-provisioner recognises what it created (DESIGN.md §5).
+// Ownership markers: how tpu-provisioner recognises what it created (docs/architecture.md, "Plan rules").
 //
 // Node pools carry GCE resource labels: kManagedLabel=true and kTargetHashLabel
 // = TargetHash("project/cluster"), plus the two guard labels below, copied from
@@ -23,7 +23,7 @@ inline constexpr const char* kPreventDestroyLabel = "tpu-provisioner-prevent-des
 // Set on pools whose manifest says `tpu-provisioner.io/deletion-policy: abandon`.
 inline constexpr const char* kDeletionPolicyLabel = "tpu-provisioner-deletion-policy";  // "abandon"
 
-// Demand-driven pools (DESIGN.md §8) carry kWorkloadOwnerLabel=kWorkloadOwner
+// Demand-driven pools (docs/architecture.md, "Beside Kueue") carry kWorkloadOwnerLabel=kWorkloadOwner
 // and no kManagedLabel: they belong to a workload, so the planner leaves them
 // out of its diff and guards and only lists them (TargetPlan::workload_pools).
 inline constexpr const char* kWorkloadOwnerLabel = "tpu-provisioner-owner";

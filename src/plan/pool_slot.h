@@ -1,5 +1,5 @@
 // Slots: which desired node pool a live pool stands for, and the temporary
-// name a create-before-delete replacement gets (DESIGN.md §5–6).
+// name a create-before-delete replacement gets (docs/architecture.md, "Plan rules" and "Apply rules").
 //
 // A slot is a desired pool's canonical name, `<TPUNodePool name>-<slice>`.
 // Normally the live pool filling it has that name. With `replaceStrategy:

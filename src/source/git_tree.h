@@ -1,7 +1,7 @@
 // GitTree: the manifest::Tree of one commit, read through libgit2.
 //
 // The daemon reads desired state from a commit, never from files on disk, so a
-// half-written checkout is never seen (DESIGN §7). Entry ids are blob ids, so
+// half-written checkout is never seen (docs/architecture.md, "The daemon"). Entry ids are blob ids, so
 // the loader's parse cache hits across commits for unchanged files. Symlinks
 // are reported as kSymlink and never followed. Copies share the repository;
 // safe to use from several threads (calls are serialised on the repository).

@@ -1,4 +1,4 @@
-// The crash matrix (DESIGN §6 "crash-safe"): `apply` and `watch` killed with
+// The crash matrix (docs/architecture.md, "Apply rules": crash safety): `apply` and `watch` killed with
 // SIGKILL at seeded random moments in every stage of capacity_stages.h
 // (creates, resizes, updates, replaces, deletes; GKE pools and a
 // TPUNodeGroup), each kill followed by a restart, then a run to completion.

@@ -1,4 +1,4 @@
-// The fault matrix (DESIGN §6 retries): every fault the emulator can inject —
+// The fault matrix (docs/architecture.md, "Apply rules": retries): every fault the emulator can inject —
 // 429, 500, 503, dropped connections, slow responses, failing operations,
 // quota 403 — at 10 %, 20 % and 30 % of every API call (reads included), over
 // all four capacity stages; plus stockouts and a call that always fails.

@@ -35,8 +35,9 @@ Flag::Kind CompletionOf(const std::string& name) {
   return Flag::Kind::kNone;
 }
 
-std::string ChoicesOf(const std::string& name) {
-  if (name == "-o" || name == "--output") return "text json";
+// `command` matters for -o: only plan renders markdown (for pull requests).
+std::string ChoicesOf(const std::string& command, const std::string& name) {
+  if (name == "-o" || name == "--output") return command == "plan" ? "text json markdown" : "text json";
   if (name == "--cloud") return "gcp sim";
   if (name == "--log-format") return "text json";
   return "";
@@ -62,7 +63,7 @@ std::vector<Command> Describe(const CLI::App& app) {
         f.description = FirstClause(o->get_description());
         f.takes_value = o->get_expected_max() != 0;  // flags expect no value
         f.repeats = o->get_items_expected_max() > 1;
-        f.values = ChoicesOf(n);
+        f.values = ChoicesOf(c.name, n);
         f.complete = f.takes_value && f.values.empty() ? CompletionOf(n) : Flag::Kind::kNone;
         c.flags.push_back(f);
       }

@@ -78,7 +78,8 @@ TEST(FirstRunTest, BashCompletionOffersCommandsFlagsAndValues) {
   EXPECT_EQ(Complete("tpu-provisioner ap", 1), "apply");
   EXPECT_EQ(Complete("tpu-provisioner plan --summ", 2), "--summary-over");
   EXPECT_EQ(Complete("tpu-provisioner apply --auto", 2), "--auto-approve");
-  EXPECT_EQ(Complete("tpu-provisioner plan -o \"\"", 3), "text json");
+  EXPECT_EQ(Complete("tpu-provisioner plan -o \"\"", 3), "text json markdown");
+  EXPECT_EQ(Complete("tpu-provisioner validate -o \"\"", 3), "text json");
   EXPECT_EQ(Complete("tpu-provisioner watch --log-format j", 3), "json");
   std::string out;
   EXPECT_NE(Shell(kBinary + " completion fish", &out), 0) << "only bash and zsh";

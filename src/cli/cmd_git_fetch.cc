@@ -1,5 +1,5 @@
 // `tpu-provisioner git-fetch`: hidden; the child process `watch` runs each
-// fetch of a URL source in (daemon/child_fetch.h), so a remote that stalls can
+// fetch of a URL source in (source/child_fetch.h), so a remote that stalls can
 // be abandoned by killing it. Fetches the branch into the work directory's
 // bare clone and prints one line for the parent: status code, tab, commit or
 // error message. Not meant to be run by hand.
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "daemon/child_fetch.h"
+#include "source/child_fetch.h"
 #include "source/remote.h"
 
 namespace tpu::cli {
@@ -34,13 +34,13 @@ void AddGitFetchCommand(CLI::App& app, CommandContext& ctx) {
       auto now = std::chrono::steady_clock::now();
       if (now - last >= std::chrono::milliseconds(200)) {
         last = now;
-        std::fputc(daemon::kChildFetchProgress, stdout);
+        std::fputc(source::kChildFetchProgress, stdout);
         std::fflush(stdout);
       }
       return false;  // never stops the fetch itself: the parent kills it
     };
     Result<std::string> result = remote.ok() ? remote->Fetch(progress) : Result<std::string>(remote.status());
-    std::fputs(daemon::FormatChildFetchResult(result).c_str(), stdout);
+    std::fputs(source::FormatChildFetchResult(result).c_str(), stdout);
     std::fflush(stdout);
     ctx.exit_code = 0;
   });

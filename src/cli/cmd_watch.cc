@@ -24,24 +24,24 @@
 #include "cli/commands.h"
 #include "cli/kube_setup.h"
 #include "cli/notify_setup.h"
-#include "daemon/child_fetch.h"
+#include "source/child_fetch.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_loop.h"
 #include "daemon/demand_port.h"
-#include "daemon/duration.h"
-#include "daemon/git_sources.h"
+#include "cli/duration.h"
+#include "source/git_sources.h"
 #include "daemon/git_webhook.h"
 #include "daemon/http_server.h"
 #include "daemon/kube_threads.h"
 #include "daemon/kueue_port.h"
-#include "daemon/log_format.h"
+#include "cli/log_format.h"
 #include "daemon/reconciler.h"
-#include "daemon/remote_source.h"
+#include "source/remote_source.h"
 #include "daemon/shutdown_watchdog.h"
 #include "daemon/signals.h"
 #include "daemon/waiter.h"
 #include "demand/controller.h"
-#include "kube/kueue_version.h"
+#include "kueue/versions.h"
 #include "manifest/loader.h"
 #include "source/watcher.h"
 
@@ -101,12 +101,12 @@ Result<std::string> ReadWebhookSecret(const std::string& file) {
 }
 
 struct SourceParts {
-  std::unique_ptr<daemon::RevisionSource> source;
+  std::unique_ptr<source::RevisionSource> source;
   std::unique_ptr<daemon::Waiter> waiter;
 };
 
 // `fetcher`: runs a URL source's fetches in a child process (null: in this thread).
-Result<SourceParts> OpenSource(const WatchFlags& flags, daemon::ChildFetcher* fetcher) {
+Result<SourceParts> OpenSource(const WatchFlags& flags, source::ChildFetcher* fetcher) {
   SourceParts parts;
   if (LooksLikeUrl(flags.repo) || !flags.workdir.empty()) {
     if (flags.workdir.empty()) return Status::InvalidArgument("--repo URL needs --workdir DIR for the clone");
@@ -114,7 +114,7 @@ Result<SourceParts> OpenSource(const WatchFlags& flags, daemon::ChildFetcher* fe
     source::RemoteOptions o{flags.repo, flags.ref, flags.workdir, flags.git};
     auto remote = source::RemoteRepo::Open(o);
     if (!remote.ok()) return remote.status();
-    parts.source = std::make_unique<daemon::RemoteSource>(std::move(remote.value()), fetcher);
+    parts.source = std::make_unique<source::RemoteSource>(std::move(remote.value()), fetcher);
     auto waiter = daemon::EventWaiter::Create();
     if (!waiter.ok()) return waiter.status();
     parts.waiter = std::move(waiter.value());
@@ -130,11 +130,11 @@ Result<SourceParts> OpenSource(const WatchFlags& flags, daemon::ChildFetcher* fe
     } else {
       wo.tree_dir = flags.repo + "/deploy";
     }
-    parts.source = std::make_unique<daemon::WorktreeSource>(flags.repo, std::move(git));
+    parts.source = std::make_unique<source::WorktreeSource>(flags.repo, std::move(git));
   } else {
     if (!repo.ok()) return repo.status().WithContext("--repo " + flags.repo);
     wo = source::CheckoutWatchOptions(*repo, /*watch_files=*/false);
-    parts.source = std::make_unique<daemon::CheckoutSource>(repo.value());
+    parts.source = std::make_unique<source::CheckoutSource>(repo.value());
   }
   auto watcher = source::Watcher::Create(wo);
   if (!watcher.ok()) return watcher.status().WithContext("watch " + flags.repo);
@@ -153,28 +153,28 @@ int RunWatch(const WatchFlags& flags) {
     spdlog::error("watch: {}", s.ToString());
     return 1;
   };
-  auto log_format = daemon::ParseLogFormat(flags.log_format);
+  auto log_format = ParseLogFormat(flags.log_format);
   if (!log_format.ok()) return fail(log_format.status());
-  daemon::ConfigureLogging(*log_format);
-  auto poll = daemon::ParseDuration(flags.poll_interval);
+  ConfigureLogging(*log_format);
+  auto poll = ParseDuration(flags.poll_interval);
   if (!poll.ok()) return fail(poll.status().WithContext("--poll-interval"));
-  auto drift = daemon::ParseDuration(flags.drift_interval);
+  auto drift = ParseDuration(flags.drift_interval);
   if (!drift.ok()) return fail(drift.status().WithContext("--drift-interval"));
-  auto shutdown = daemon::ParseDuration(flags.shutdown_timeout);
+  auto shutdown = ParseDuration(flags.shutdown_timeout);
   if (!shutdown.ok()) return fail(shutdown.status().WithContext("--shutdown-timeout"));
   if (drift->count() <= 0 || poll->count() <= 0)
     return fail(Status::InvalidArgument("--poll-interval and --drift-interval must be positive"));
-  auto fetch_timeout = daemon::ParseDuration(flags.fetch_timeout);
+  auto fetch_timeout = ParseDuration(flags.fetch_timeout);
   if (!fetch_timeout.ok()) return fail(fetch_timeout.status().WithContext("--fetch-timeout"));
   auto secret = ReadWebhookSecret(flags.webhook_secret_file);
   if (!secret.ok()) return fail(secret.status());
 
-  std::unique_ptr<daemon::ChildFetcher> fetcher;
+  std::unique_ptr<source::ChildFetcher> fetcher;
   if (fetch_timeout->count() > 0)
-    fetcher = std::make_unique<daemon::ChildFetcher>("/proc/self/exe", *fetch_timeout);
+    fetcher = std::make_unique<source::ChildFetcher>("/proc/self/exe", *fetch_timeout);
   auto parts = OpenSource(flags, fetcher.get());
   if (!parts.ok()) return fail(parts.status());
-  daemon::RevisionSource& source = *parts->source;
+  source::RevisionSource& source = *parts->source;
   if (source.remote()) {
     if (Status s = source.Fetch(); !s.ok()) spdlog::warn("first fetch of {}: {}", source.Describe(), s.ToString());
   }
@@ -305,14 +305,14 @@ int RunWatch(const WatchFlags& flags) {
     daemon::ResourceWatch::Options wo;
     wo.name = "workloads";
     wo.resolve = [&kube] {
-      return tpu::kube::DiscoverKueueResource(kube->reader(), tpu::kube::resources::kWorkloads);
+      return tpu::kueue::DiscoverKueueResource(kube->reader(), tpu::kube::resources::kWorkloads);
     };
     wo.keep_objects = true;
     workload_watch = std::make_unique<daemon::ResourceWatch>(kube->reader(), wo, nullptr);
     kueue->SetWorkloadSource([&workload_watch] { return workload_watch->Objects(); });
     workload_watch->Start();
     demand_controller->Start();
-    spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), daemon::FormatDuration(kube->resync()),
+    spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), FormatDuration(kube->resync()),
                  flags.kube.target.empty() ? "" : "; target " + flags.kube.target);
   }
   if (kube && kube->elector()) {
@@ -333,8 +333,8 @@ int RunWatch(const WatchFlags& flags) {
   int port = 0;
   daemon::ParseListenAddress(flags.listen, &host, &port);
   spdlog::info("watch: source {}; listening on {}:{}; drift check every {}{}{}", source.Describe(), host,
-               (*http)->port(), daemon::FormatDuration(*drift),
-               source.remote() ? "; poll every " + daemon::FormatDuration(*poll) : "",
+               (*http)->port(), FormatDuration(*drift),
+               source.remote() ? "; poll every " + FormatDuration(*poll) : "",
                flags.dry_run ? "; dry run: nothing will be changed" : "");
   loop.Run();
   // Every watch is cancelled together, the Node watch first (it would

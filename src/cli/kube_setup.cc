@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "daemon/duration.h"
+#include "cli/duration.h"
 #include "kube/kubeconfig.h"
 
 namespace tpu::cli {
@@ -29,7 +29,7 @@ std::string Identity(const kube::Getenv& env) {
 }
 
 Result<std::chrono::milliseconds> Positive(const std::string& flag, const std::string& text) {
-  auto d = daemon::ParseDuration(text);
+  auto d = ParseDuration(text);
   if (!d.ok()) return d.status().WithContext(flag);
   if (d->count() <= 0) return Status::InvalidArgument(flag + ": must be positive");
   return *d;

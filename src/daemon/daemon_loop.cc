@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "daemon/log_format.h"
+#include "daemon/reconcile_line.h"
 
 namespace tpu::daemon {
 namespace {
@@ -16,7 +16,7 @@ constexpr auto kMinSleep = std::chrono::milliseconds(200);
 
 }  // namespace
 
-DaemonLoop::DaemonLoop(Reconciler* reconciler, RevisionSource* source, Waiter* waiter,
+DaemonLoop::DaemonLoop(Reconciler* reconciler, source::RevisionSource* source, Waiter* waiter,
                        const Clock* clock, LoopOptions options)
     : reconciler_(reconciler), source_(source), waiter_(waiter), clock_(clock),
       options_(std::move(options)) {}

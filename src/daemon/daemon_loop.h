@@ -14,7 +14,7 @@
 
 #include "daemon/clock.h"
 #include "daemon/reconciler.h"
-#include "daemon/revision_source.h"
+#include "source/revision_source.h"
 #include "daemon/waiter.h"
 
 namespace tpu::daemon {
@@ -34,7 +34,7 @@ struct LoopOptions {
 class DaemonLoop {
  public:
   // Every pointer must outlive the loop.
-  DaemonLoop(Reconciler* reconciler, RevisionSource* source, Waiter* waiter, const Clock* clock,
+  DaemonLoop(Reconciler* reconciler, source::RevisionSource* source, Waiter* waiter, const Clock* clock,
              LoopOptions options);
 
   // Runs until RequestStop(). Returns once no reconcile is running.
@@ -55,7 +55,7 @@ class DaemonLoop {
 
  private:
   Reconciler* reconciler_;
-  RevisionSource* source_;
+  source::RevisionSource* source_;
   Waiter* waiter_;
   const Clock* clock_;
   LoopOptions options_;

@@ -56,7 +56,7 @@ struct TargetReport {
   int64_t held_until = 0;              // wall seconds a closed window opens; 0: unknown or none
 };
 
-// One flavor of the Kueue quota this daemon keeps (kube/quota.h).
+// One flavor of the Kueue quota this daemon keeps (kueue/quota.h).
 struct FlavorQuotaStatus {
   std::string flavor;
   std::string accelerator;
@@ -67,7 +67,7 @@ struct FlavorQuotaStatus {
   int64_t possible_chips = 0;  // of declared: autoscaled pools', whose nodes come on demand
 };
 
-// A delete or shrink the scale-down gate holds (kube/scale_down.h).
+// A delete or shrink the scale-down gate holds (kueue/scale_down.h).
 struct ScaleDownWait {
   std::string target;
   std::vector<std::string> pools;

@@ -20,9 +20,9 @@
 #include "kube/client.h"
 #include "kube/clock.h"
 #include "kube/events.h"
-#include "kube/kueue_config.h"
-#include "kube/quota_sync.h"
-#include "kube/scale_down.h"
+#include "kueue/config.h"
+#include "kueue/quota_sync.h"
+#include "kueue/scale_down.h"
 #include "manifest/types.h"
 
 namespace tpu::daemon {
@@ -32,12 +32,12 @@ class KueuePort {
   virtual ~KueuePort() = default;
   // Flavors and quota for `target` as git declares it; pools in `excluded`
   // count for nothing (held deletes and replaces).
-  virtual Result<kube::QuotaReport> Sync(const manifest::Target& target, const kube::KueueConfig& config,
+  virtual Result<kueue::QuotaReport> Sync(const manifest::Target& target, const kueue::KueueConfig& config,
                                          const std::set<std::string>& excluded) = 0;
   // REQUIRES: `desired` is the target as it will be after the removals.
-  virtual Result<kube::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired,
-                                                        const kube::KueueConfig& config,
-                                                        const std::vector<kube::PoolRemoval>& removals) = 0;
+  virtual Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired,
+                                                        const kueue::KueueConfig& config,
+                                                        const std::vector<kueue::PoolRemoval>& removals) = 0;
 };
 
 class KubeKueue : public KueuePort {
@@ -45,27 +45,27 @@ class KubeKueue : public KueuePort {
   // `client` and `clock` must outlive this object.
   KubeKueue(kube::KubeClient& client, kube::Clock& clock) : client_(client), clock_(clock) {}
 
-  Result<kube::QuotaReport> Sync(const manifest::Target& target, const kube::KueueConfig& config,
+  Result<kueue::QuotaReport> Sync(const manifest::Target& target, const kueue::KueueConfig& config,
                                  const std::set<std::string>& excluded) override;
-  Result<kube::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired, const kube::KueueConfig& config,
-                                                const std::vector<kube::PoolRemoval>& removals) override;
+  Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired, const kueue::KueueConfig& config,
+                                                const std::vector<kueue::PoolRemoval>& removals) override;
   // Workloads from a watch (kube_threads.h), for the scale-down gate.
-  void SetWorkloadSource(kube::ScaleDownGate::WorkloadSource source) { workloads_ = std::move(source); }
+  void SetWorkloadSource(kueue::ScaleDownGate::WorkloadSource source) { workloads_ = std::move(source); }
 
  private:
   // The sync and gate for `config`, rebuilt when it differs from the last one.
-  void Use(const kube::KueueConfig& config);
+  void Use(const kueue::KueueConfig& config);
 
   kube::KubeClient& client_;
   kube::Clock& clock_;
   std::string config_key_;
-  std::unique_ptr<kube::QuotaSync> sync_;
+  std::unique_ptr<kueue::QuotaSync> sync_;
   std::unique_ptr<kube::EventRecorder> events_;
-  std::unique_ptr<kube::ScaleDownGate> gate_;
-  kube::ScaleDownGate::WorkloadSource workloads_;
+  std::unique_ptr<kueue::ScaleDownGate> gate_;
+  kueue::ScaleDownGate::WorkloadSource workloads_;
 };
 
 // Every field of `config` that changes what is written, as one string.
-std::string KueueConfigKey(const kube::KueueConfig& config);
+std::string KueueConfigKey(const kueue::KueueConfig& config);
 
 }  // namespace tpu::daemon

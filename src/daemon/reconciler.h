@@ -34,12 +34,13 @@
 #include "daemon/demand_hook.h"
 #include "daemon/kueue_port.h"
 #include "daemon/notifier.h"
-#include "daemon/revision_source.h"
+#include "source/revision_source.h"
 #include "daemon/target_backoff.h"
 #include "daemon/target_gate.h"
 #include "daemon/target_signatures.h"
 #include "manifest/loader.h"
 #include "manifest/parse_cache.h"
+#include "plan/planner.h"
 
 namespace tpu::daemon {
 
@@ -87,7 +88,7 @@ struct CycleReport {
 class Reconciler {
  public:
   // Every pointer must outlive the Reconciler.
-  Reconciler(RevisionSource* source, CloudPort* cloud, const Clock* clock, ReconcilerOptions options);
+  Reconciler(source::RevisionSource* source, CloudPort* cloud, const Clock* clock, ReconcilerOptions options);
 
   // One reconcile. `force_full` makes it a drift check (SIGHUP, lost inotify events).
   CycleReport RunOnce(bool force_full = false);
@@ -111,6 +112,48 @@ class Reconciler {
     int done = 0, failed = 0, waiting = 0, cancelled = 0, skipped = 0;
     std::string first_error;
   };
+
+  // One RunOnce's working state, handed from step to step (reconciler_cycle.cc).
+  struct Cycle {
+    TimePoint start, now;
+    CycleReport report;
+    source::Revision rev;
+    std::optional<HistoryRewrite> rewrite;
+    const manifest::Repo* repo = nullptr;  // owned by cache_
+    TreeSignatures signatures;
+    std::map<std::string, const manifest::Target*> declared;  // by key, into *repo
+    std::optional<manifest::Target> kueue_target;  // as git declares it, before demand pools join
+    bool full = false;                    // a drift check
+    std::set<std::string> selected;       // targets to re-plan when not full
+    std::set<std::string> demand_due;     // targets the demand hook asks for
+    plan::PlanOptions plan_options;
+    std::vector<cloud::Operation> running;  // operations in flight, from the refresh
+    std::map<std::string, Status> refresh_failed;  // by project
+    plan::Plan plan, to_apply;
+    std::set<std::string> eligible;       // targets with something to apply now
+    std::map<std::string, GateDecision> gates;
+    apply::ApplyReport applied;
+    std::map<std::string, ApplyOutcome> outcomes;  // by target
+    bool interrupted = false;
+    // A force-push whose old commit stays in force.
+    bool held() const { return rewrite && rewrite->held; }
+  };
+  // The steps, in order. Those returning bool return false when they ended
+  // the cycle (its report finished).
+  bool Fail(Cycle& c, const Status& s);
+  bool ReadRevision(Cycle& c);
+  bool LoadAndSelect(Cycle& c, bool force_full);
+  std::set<std::string> ProjectsToList(const Cycle& c) const;
+  bool RefreshSelected(Cycle& c);
+  void PlanSelected(Cycle& c);
+  void ApplyEligible(Cycle& c);
+  void TallyOutcomes(Cycle& c);
+  void EmitOutcomes(const Cycle& c);
+  void ReportTargets(Cycle& c);
+  // REQUIRES: mu_ held (both).
+  void ReportPlanned(const plan::TargetPlan& t, Cycle& c);
+  void ReportApplied(TargetReport& r, Cycle& c);
+  void EndCycle(Cycle& c);
 
   // Lists `projects` into live_; returns the projects that failed, with why.
   std::map<std::string, Status> RefreshProjects(const std::vector<std::string>& projects,
@@ -138,14 +181,14 @@ class Reconciler {
   // `to_apply` to what may run now, drops targets left with nothing from
   // `eligible`, and returns each gated target's decision for its report.
   std::map<std::string, GateDecision> GatePlan(const manifest::Repo& repo, const std::set<std::string>& changed,
-                                               const Revision& rev, plan::Plan* to_apply,
+                                               const source::Revision& rev, plan::Plan* to_apply,
                                                std::set<std::string>* eligible, TimePoint now);
   // After the apply: what the gate decided, into each target's report.
   // REQUIRES: mu_ held.
   void ReportGates(const plan::Plan& plan, const std::map<std::string, GateDecision>& gates,
                    const std::set<std::string>& eligible, const manifest::Repo& repo);
 
-  RevisionSource* source_;
+  source::RevisionSource* source_;
   CloudPort* cloud_;
   const Clock* clock_;
   const ReconcilerOptions options_;

@@ -18,7 +18,7 @@ int64_t WallSeconds(const Clock* clock) {
 }  // namespace
 
 std::map<std::string, GateDecision> Reconciler::GatePlan(const manifest::Repo& repo,
-                                                         const std::set<std::string>& changed, const Revision& rev,
+                                                         const std::set<std::string>& changed, const source::Revision& rev,
                                                          plan::Plan* to_apply, std::set<std::string>* eligible,
                                                          TimePoint now) {
   std::map<std::string, GateDecision> gates;

@@ -9,14 +9,14 @@
 namespace tpu::daemon {
 namespace {
 
-const char* ModeName(kube::QuotaMode m) { return m == kube::QuotaMode::kReady ? "ready" : "declared"; }
+const char* ModeName(kueue::QuotaMode m) { return m == kueue::QuotaMode::kReady ? "ready" : "declared"; }
 
 // The accelerator and topology of `pool`: from the target that declared it,
 // else from the live pool (machine type and placement policy) if it is one of
 // git's (the managed marker). Demand-driven pools belong to their workload and
 // hold no declared quota: false, so their deletes are never gated.
 bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& declared,
-               const cloud::LiveState& live, const std::string& project, kube::PoolRemoval* out) {
+               const cloud::LiveState& live, const std::string& project, kueue::PoolRemoval* out) {
   out->node_pool = pool;
   if (declared) {
     for (const auto& p : declared->pools)
@@ -94,17 +94,17 @@ std::optional<manifest::Target> Reconciler::KueueTarget(const manifest::Repo& re
 }
 
 void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply) {
-  const kube::KueueConfig config = kube::KueueConfigFromPolicy(*target.policy.kueue);
+  const kueue::KueueConfig config = kueue::KueueConfigFromPolicy(*target.policy.kueue);
   for (auto& t : to_apply->targets) {
     if (t.key != target.Key()) continue;
-    std::vector<kube::PoolRemoval> removals;
+    std::vector<kueue::PoolRemoval> removals;
     std::set<std::string> ids;
     for (const auto& a : t.actions) {
       if (a.resource.kind != plan::ResourceKind::kNodePool) continue;
       const bool shrink = (a.kind == plan::ActionKind::kResize || a.kind == plan::ActionKind::kUpdate) &&
                           a.blast.chips_destroyed > 0;
       if (!a.destructive() && !shrink) continue;
-      kube::PoolRemoval r;
+      kueue::PoolRemoval r;
       // A pool of no known TPU shape holds no TPU quota: nothing to wait for.
       if (!PoolShape(a.resource.name, last_kueue_target_ ? last_kueue_target_ : target, live_, t.project, &r))
         continue;
@@ -121,7 +121,7 @@ void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_a
     if (!verdict.ok()) {
       // Without Kueue's word, deleting could kill admitted work: hold.
       message = "holding deletes: scale-down check failed: " + verdict.status().ToString();
-    } else if (verdict->decision == kube::ScaleDownDecision::kProceed) {
+    } else if (verdict->decision == kueue::ScaleDownDecision::kProceed) {
       held_.erase(t.key);
       return;
     } else {
@@ -163,7 +163,7 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
   if (!planned && !changed && now < next_kueue_sync_) return;
   next_kueue_sync_ = now + options_.kueue_resync;
   if (!target) return;
-  const kube::KueueConfig config = kube::KueueConfigFromPolicy(*target->policy.kueue);
+  const kueue::KueueConfig config = kueue::KueueConfigFromPolicy(*target->policy.kueue);
   std::set<std::string> excluded;
   if (auto h = held_.find(target->Key()); h != held_.end())
     excluded.insert(h->second.pools.begin(), h->second.pools.end());

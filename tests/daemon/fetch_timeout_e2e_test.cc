@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon/child_fetch.h"
+#include "source/child_fetch.h"
 #include "daemon/daemon_fixture.h"
 #include "daemon/daemon_process.h"
 
@@ -94,15 +94,15 @@ TEST(FetchTimeoutE2eTest, ARemoteThatNeverAnswersIsAbandonedAndSigtermStillStops
 }
 
 TEST(ChildFetchTest, TheChildsAnswerReadsBackAsTheResult) {
-  auto ok = ParseChildFetchResult("...." + FormatChildFetchResult(std::string(40, 'a')));
+  auto ok = source::ParseChildFetchResult("...." + source::FormatChildFetchResult(std::string(40, 'a')));
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(*ok, std::string(40, 'a'));
-  auto err = ParseChildFetchResult(FormatChildFetchResult(Status::NotFound("fetch x: branch main\nnot found")));
+  auto err = source::ParseChildFetchResult(source::FormatChildFetchResult(Status::NotFound("fetch x: branch main\nnot found")));
   EXPECT_EQ(err.status(), Status::NotFound("fetch x: branch main not found"));
-  EXPECT_FALSE(ParseChildFetchResult("").ok());
+  EXPECT_FALSE(source::ParseChildFetchResult("").ok());
   source::RemoteOptions r{"https://host/r.git", "main", "/w", {}};
   r.credentials.token_file = "/etc/token";
-  auto args = ChildFetchArgs(r);
+  auto args = source::ChildFetchArgs(r);
   std::vector<std::string> want = {"git-fetch", "--url", "https://host/r.git", "--branch", "main", "--workdir", "/w",
                                    "--git-token-file", "/etc/token", "--git-username", "x-access-token"};
   EXPECT_EQ(args, want);

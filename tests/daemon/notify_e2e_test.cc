@@ -19,7 +19,7 @@
 
 #include "cloud/curl_transport.h"
 #include "daemon/daemon_fixture.h"
-#include "daemon/git_sources.h"
+#include "source/git_sources.h"
 #include "daemon/notifier.h"
 #include "daemon/reconciler.h"
 #include "source/webhook_signature.h"
@@ -96,14 +96,14 @@ class NotifyE2ETest : public ::testing::Test {
     WriteFile(dir() / "deploy/tpu-proj/c1/cluster.yaml", ClusterYaml("c1"));
     auto repo = source::GitRepo::Open(dir().string());
     ASSERT_TRUE(repo.ok());
-    source_ = std::make_unique<CheckoutSource>(repo.value());
+    source_ = std::make_unique<source::CheckoutSource>(repo.value());
     port_ = std::make_unique<ConnectionCloud>(&cloud_.connection(), FastExecuteOptions());
   }
   const std::filesystem::path& dir() const { return tmp_.path(); }
 
   TempDir tmp_;
   CloudFixture cloud_{EightV5eChips()};
-  std::unique_ptr<CheckoutSource> source_;
+  std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> port_;
   cloud::CurlTransport transport_;
 };
@@ -178,7 +178,7 @@ class BlackHole {
 };
 
 // Four reconciles (apply, drift check, grow, shrink), timed on the real clock.
-std::vector<double> Reconciles(RevisionSource* source, CloudPort* cloud, CloudFixture& fixture,
+std::vector<double> Reconciles(source::RevisionSource* source, CloudPort* cloud, CloudFixture& fixture,
                                const std::filesystem::path& dir, EventSink* events, const std::string& name) {
   SteadyClock clock;
   ReconcilerOptions o;

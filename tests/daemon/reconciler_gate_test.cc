@@ -11,7 +11,7 @@
 
 #include "base/change_windows.h"
 #include "daemon/daemon_fixture.h"
-#include "daemon/git_sources.h"
+#include "source/git_sources.h"
 #include "daemon/metrics_text.h"
 #include "daemon/reconciler.h"
 #include "daemon/status_json.h"
@@ -32,7 +32,7 @@ class ReconcilerGateTest : public ::testing::Test {
     InitRepo(dir());
     auto repo = source::GitRepo::Open(dir().string());
     ASSERT_TRUE(repo.ok()) << repo.status().ToString();
-    source_ = std::make_unique<CheckoutSource>(repo.value());
+    source_ = std::make_unique<source::CheckoutSource>(repo.value());
     cloud_port_ = std::make_unique<ConnectionCloud>(&cloud_.connection(), FastExecuteOptions());
     clock_.SetWall(Wall("2026-11-27T12:00:00Z"));  // a Friday, noon UTC
   }
@@ -54,7 +54,7 @@ class ReconcilerGateTest : public ::testing::Test {
   TempDir tmp_;
   CloudFixture cloud_;
   ManualClock clock_;
-  std::unique_ptr<CheckoutSource> source_;
+  std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> cloud_port_;
 };
 

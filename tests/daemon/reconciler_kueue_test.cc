@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon/daemon_fixture.h"
-#include "daemon/git_sources.h"
+#include "source/git_sources.h"
 #include "daemon/reconciler.h"
 #include "daemon/status_json.h"
 #include "kube/resource.h"
@@ -28,13 +28,13 @@ std::string KueueCluster(const std::string& name, const std::string& queue) {
 class FlakyKueue : public KueuePort {
  public:
   explicit FlakyKueue(KueuePort* real) : real_(real) {}
-  Result<kube::QuotaReport> Sync(const manifest::Target& t, const kube::KueueConfig& c,
+  Result<kueue::QuotaReport> Sync(const manifest::Target& t, const kueue::KueueConfig& c,
                                  const std::set<std::string>& excluded) override {
     ++syncs;
     return real_->Sync(t, c, excluded);
   }
-  Result<kube::ScaleDownVerdict> CheckScaleDown(const manifest::Target& t, const kube::KueueConfig& c,
-                                                const std::vector<kube::PoolRemoval>& r) override {
+  Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& t, const kueue::KueueConfig& c,
+                                                const std::vector<kueue::PoolRemoval>& r) override {
     if (gate_down) return Status::Unavailable("injected: API server unreachable");
     return real_->CheckScaleDown(t, c, r);
   }
@@ -60,7 +60,7 @@ class ReconcilerKueueTest : public ::testing::Test {
   std::unique_ptr<Reconciler> Make(ReconcilerOptions o = {}) {
     auto repo = source::GitRepo::Open(dir().string());
     EXPECT_TRUE(repo.ok());
-    source_ = std::make_unique<CheckoutSource>(repo.value());
+    source_ = std::make_unique<source::CheckoutSource>(repo.value());
     cloud_port_ = std::make_unique<ConnectionCloud>(&cloud_.connection(), FastExecuteOptions());
     o.kueue = kueue_.get();
     o.kueue_resync = 10s;
@@ -79,7 +79,7 @@ class ReconcilerKueueTest : public ::testing::Test {
   kube::SystemClock kube_clock_;
   std::unique_ptr<KubeKueue> real_kueue_;
   std::unique_ptr<FlakyKueue> kueue_;
-  std::unique_ptr<CheckoutSource> source_;
+  std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> cloud_port_;
 };
 

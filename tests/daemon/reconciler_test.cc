@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon/daemon_fixture.h"
-#include "daemon/git_sources.h"
+#include "source/git_sources.h"
 #include "daemon/metrics_text.h"
 #include "daemon/status_json.h"
 
@@ -50,7 +50,7 @@ class ReconcilerTest : public ::testing::Test {
     WriteFile(dir() / "deploy/tpu-proj/c2/cluster.yaml", ClusterYaml("c2"));
     auto repo = source::GitRepo::Open(dir().string());
     ASSERT_TRUE(repo.ok()) << repo.status().ToString();
-    source_ = std::make_unique<CheckoutSource>(repo.value());
+    source_ = std::make_unique<source::CheckoutSource>(repo.value());
     real_cloud_ = std::make_unique<ConnectionCloud>(&cloud_.connection(), FastExecuteOptions());
     flaky_ = std::make_unique<FlakyCloud>(real_cloud_.get());
   }
@@ -83,7 +83,7 @@ class ReconcilerTest : public ::testing::Test {
   TempDir tmp_;
   CloudFixture cloud_;
   ManualClock clock_;
-  std::unique_ptr<CheckoutSource> source_;
+  std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> real_cloud_;
   std::unique_ptr<FlakyCloud> flaky_;
 };
@@ -369,7 +369,7 @@ TEST_F(ReconcilerTest, WorktreeModeAppliesUncommittedFiles) {
   Commit("two slices");
   auto repo = source::GitRepo::Open(dir().string());
   ASSERT_TRUE(repo.ok());
-  WorktreeSource worktree(dir().string(), std::make_unique<source::GitRepo>(repo.value()));
+  source::WorktreeSource worktree(dir().string(), std::make_unique<source::GitRepo>(repo.value()));
   Reconciler r(&worktree, flaky_.get(), &clock_, ReconcilerOptions{});
   CycleReport report = r.RunOnce();
   EXPECT_EQ(report.applied, 2);

@@ -9,9 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "catalog/catalog.h"
 #include "kube/clock.h"
-#include "manifest/types.h"
 #include "kube/rest_client.h"
 #include "sim/kube/api_server.h"
 
@@ -68,30 +66,6 @@ struct Cluster {
   kubesim::KubeApiServer api;
   std::unique_ptr<RestClient> client;
 };
-
-// A declared TPUNodePool with its shape from the catalog.
-inline manifest::TPUNodePool Pool(const std::string& name, const std::string& accelerator,
-                                  const std::string& topology, int slices,
-                                  const std::string& machine_type = "") {
-  manifest::TPUNodePool p;
-  p.name = name;
-  auto shape = catalog::ResolveShape(accelerator, topology, machine_type);
-  if (!shape.ok()) std::abort();
-  p.accelerator = shape->generation->accelerator;
-  p.shape = *shape;
-  p.slices = slices;
-  p.node_count = shape->vms;
-  return p;
-}
-
-inline manifest::Target Target(std::vector<manifest::TPUNodePool> pools) {
-  manifest::Target t;
-  t.project = "proj";
-  t.cluster = "train";
-  t.dir = "deploy/proj/train";
-  t.pools = std::move(pools);
-  return t;
-}
 
 // Creates a Node of GKE node pool `pool`, Ready or not (status written
 // through /status, as kubelet does).

@@ -1,12 +1,11 @@
 // Leader election over a Lease in the emulator, with fake clocks: one holder
 // at a time, takeover only after the lease expires by the taker's clock, a
-// released lease is free at once, and only the holder's writes go through.
+// released lease is free at once. (That only the holder writes is
+// tests/kueue/leader_only_sync_test.cc.)
 #include "kube/leader_election.h"
 
 #include <gtest/gtest.h>
 
-#include "kube/leader_only_client.h"
-#include "kube/quota_sync.h"
 #include "kube_test_util.h"
 
 namespace tpu::kube {
@@ -55,29 +54,6 @@ TEST(LeaderElectionTest, ReleasedLeaseIsFreeAtOnce) {
   ASSERT_TRUE(a.Release().ok());
   EXPECT_FALSE(a.IsLeader());
   EXPECT_TRUE(*b.TryAcquireOrRenew());
-}
-
-TEST(LeaderElectionTest, OnlyTheHolderWrites) {
-  testing::Cluster c;
-  testing::FakeClock clock;
-  LeaderElector a(*c.client, clock, Lease("replica-a"));
-  LeaderElector b(*c.client, clock, Lease("replica-b"));
-  LeaderOnlyClient a_client(*c.client, a), b_client(*c.client, b);
-  ASSERT_TRUE(*a.TryAcquireOrRenew());
-  ASSERT_FALSE(*b.TryAcquireOrRenew());
-
-  KueueConfig cfg;
-  cfg.cluster_queue = "tpu-queue";
-  auto target = testing::Target({testing::Pool("train", "v5e", "2x4", 1)});
-  QuotaSync follower(b_client, cfg);
-  auto refused = follower.Sync(target);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("not the leader (lease default/tpu-provisioner)"), std::string::npos);
-  EXPECT_FALSE(c.client->Get(resources::kClusterQueues, "", "tpu-queue").ok());  // nothing written
-
-  QuotaSync leader(a_client, cfg);
-  ASSERT_TRUE(leader.Sync(target).ok());
-  EXPECT_TRUE(c.client->Get(resources::kClusterQueues, "", "tpu-queue").ok());
 }
 
 }  // namespace

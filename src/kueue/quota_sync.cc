@@ -1,12 +1,12 @@
 // Reading Nodes and the queue, writing ResourceFlavors and quota.
-#include "kube/quota_sync.h"
+#include "kueue/quota_sync.h"
 
 #include <sstream>
 
 #include "kube/api_error.h"
 #include "kube/apply_noop.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
 
 constexpr int kMaxAttempts = 5;  // re-reads after concurrent edits of the queue
@@ -83,7 +83,7 @@ nlohmann::json MergeResourceGroups(const nlohmann::json& current, const std::vec
   return out;
 }
 
-QuotaSync::QuotaSync(KubeClient& client, KueueConfig config) : client_(client), config_(std::move(config)) {}
+QuotaSync::QuotaSync(kube::KubeClient& client, KueueConfig config) : client_(client), config_(std::move(config)) {}
 
 Result<KueueVersions> QuotaSync::Versions() {
   if (!versions_) {
@@ -94,35 +94,35 @@ Result<KueueVersions> QuotaSync::Versions() {
   return *versions_;
 }
 
-Result<ResourceRef> QuotaSync::Kueue(const ResourceRef& base) {
+Result<kube::ResourceRef> QuotaSync::Kueue(const kube::ResourceRef& base) {
   auto v = Versions();
   if (!v.ok()) return v.status();
   return v->Ref(base);
 }
 
-Result<bool> QuotaSync::ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq) {
+Result<bool> QuotaSync::ApplyFlavor(const kube::ResourceRef& ref, const FlavorQuota& fq) {
   json rf = {{"apiVersion", ref.ApiVersion()},
              {"kind", "ResourceFlavor"},
-             {"metadata", {{"name", fq.flavor}, {"labels", {{"app.kubernetes.io/managed-by", kFieldManager}}}}},
+             {"metadata", {{"name", fq.flavor}, {"labels", {{"app.kubernetes.io/managed-by", kube::kFieldManager}}}}},
              {"spec",
               {{"nodeLabels",
                 {{"cloud.google.com/gke-tpu-accelerator", fq.accelerator},
                  {"cloud.google.com/gke-tpu-topology", fq.topology}}},
                {"tolerations", {{{"key", "google.com/tpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}}}}};
   auto live = client_.Get(ref, "", fq.flavor);
-  if (!live.ok() && !IsNotFound(live.status())) return live.status();
-  if (live.ok() && ApplyChangesNothing(*live, rf, kFieldManager)) return false;
+  if (!live.ok() && !kube::IsNotFound(live.status())) return live.status();
+  if (live.ok() && kube::ApplyChangesNothing(*live, rf, kube::kFieldManager)) return false;
   auto r = client_.Apply(ref, "", rf);
   if (!r.ok()) return r.status();
   return true;
 }
 
-Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<FlavorQuota>& flavors) {
+Result<bool> QuotaSync::WriteQueue(const kube::ResourceRef& ref, const std::vector<FlavorQuota>& flavors) {
   const std::string& name = config_.queue_name();
   const std::string managed = JoinNames(flavors);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto current = client_.Get(ref, "", name);
-    if (!current.ok() && !IsNotFound(current.status())) return current.status();
+    if (!current.ok() && !kube::IsNotFound(current.status())) return current.status();
     if (!current.ok()) {
       // First write: created with an Update, not an apply, so the defaults we
       // give (all namespaces may use the queue) belong to whoever edits them
@@ -133,7 +133,7 @@ Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<Fla
       if (!config_.cohort_mode()) obj["spec"]["namespaceSelector"] = json::object();
       auto created = client_.Create(ref, "", obj);
       if (created.ok()) return true;
-      if (IsAlreadyExists(created.status())) continue;
+      if (kube::IsAlreadyExists(created.status())) continue;
       return created.status();
     }
     const json& meta = (*current)["metadata"];
@@ -149,7 +149,7 @@ Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<Fla
                 {"spec", {{"resourceGroups", groups}}}};
     auto applied = client_.Apply(ref, "", obj);
     if (applied.ok()) return true;
-    if (!IsConflict(applied.status())) return applied.status();
+    if (!kube::IsConflict(applied.status())) return applied.status();
     // Someone changed the queue since we read it: read again.
   }
   return Status::Unavailable("quota sync: " + name + " kept changing under us; will retry");
@@ -158,13 +158,13 @@ Result<bool> QuotaSync::WriteQueue(const ResourceRef& ref, const std::vector<Fla
 Result<QuotaReport> QuotaSync::Sync(const manifest::Target& target, const std::set<std::string>& excluded) {
   auto versions = Versions();
   if (!versions.ok()) return versions.status();
-  const ResourceRef flavor_ref = versions->Ref(resources::kResourceFlavors);
-  const ResourceRef queue_ref = versions->Ref(config_.cohort_mode() ? resources::kCohorts : resources::kClusterQueues);
+  const kube::ResourceRef flavor_ref = versions->Ref(kube::resources::kResourceFlavors);
+  const kube::ResourceRef queue_ref = versions->Ref(config_.cohort_mode() ? kube::resources::kCohorts : kube::resources::kClusterQueues);
   QuotaReport report;
   report.api_version = queue_ref.ApiVersion();
-  ListOptions by_pool;
+  kube::ListOptions by_pool;
   by_pool.label_selector = "cloud.google.com/gke-nodepool";
-  auto nodes = client_.List(resources::kNodes, "", by_pool);
+  auto nodes = client_.List(kube::resources::kNodes, "", by_pool);
   if (!nodes.ok()) return nodes.status().WithContext("quota sync: listing nodes");
   report.flavors = ComputeQuota(target, ReadyNodesByPool(nodes->items), config_, excluded);
   for (const auto& fq : report.flavors) {
@@ -179,4 +179,4 @@ Result<QuotaReport> QuotaSync::Sync(const manifest::Target& target, const std::s
   return report;
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

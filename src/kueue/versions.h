@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "kube/client.h"
-#include "kube/kueue_config.h"
+#include "kueue/config.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 
 // The versions this tool writes Kueue objects in, best first.
 inline const std::vector<std::string>& KueueVersionsSpoken() {
@@ -30,22 +30,22 @@ struct KueueVersions {
   std::map<std::string, std::string> by_resource;  // "cohorts" -> "v1beta1"
 
   // `base` at the version chosen for its resource. REQUIRES: discovered.
-  ResourceRef Ref(const ResourceRef& base) const { return base.AtVersion(by_resource.at(base.resource)); }
+  kube::ResourceRef Ref(const kube::ResourceRef& base) const { return base.AtVersion(by_resource.at(base.resource)); }
 };
 
 // The resources `config` needs: resourceflavors, clusterqueues, workloads,
 // and cohorts in cohort mode.
 std::vector<std::string> KueueResourcesNeeded(const KueueConfig& config);
 
-Result<KueueVersions> DiscoverKueue(KubeClient& client, const KueueConfig& config);
+Result<KueueVersions> DiscoverKueue(kube::KubeClient& client, const KueueConfig& config);
 
 // `base` (a Kueue kind) at the best version we speak that serves it;
 // FailedPrecondition when none does (Kueue not installed, or too old).
-Result<ResourceRef> DiscoverKueueResource(KubeClient& client, const ResourceRef& base);
+Result<kube::ResourceRef> DiscoverKueueResource(kube::KubeClient& client, const kube::ResourceRef& base);
 
 // The ClusterQueue field that names its cohort at `version`.
 inline const char* CohortField(const std::string& version) {
   return version == "v1beta1" ? "cohort" : "cohortName";
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

@@ -9,7 +9,7 @@
 
 #include "base/status.h"
 
-namespace tpu::daemon {
+namespace tpu::cli {
 
 // InvalidArgument naming the text when it is empty, negative, has an unknown
 // unit, or overflows.
@@ -18,4 +18,4 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
 // "5m", "1h30m", "250ms", "0s": the shortest spelling ParseDuration reads back.
 std::string FormatDuration(std::chrono::milliseconds d);
 
-}  // namespace tpu::daemon
+}  // namespace tpu::cli

@@ -1,18 +1,18 @@
 // CheckoutSource and WorktreeSource: see git_sources.h.
-#include "daemon/git_sources.h"
+#include "source/git_sources.h"
 
 #include "manifest/disk_tree.h"
 
-namespace tpu::daemon {
+namespace tpu::source {
 
-Result<std::string> LoadAppliedRef(const source::GitRepo& repo) {
+Result<std::string> LoadAppliedRef(const GitRepo& repo) {
   auto commit = repo.ResolveCommit(kAppliedRef);
   if (commit.ok()) return commit;
   if (commit.status().code() == Status::Code::kNotFound) return std::string();
   return commit.status();
 }
 
-Status StoreAppliedRef(source::GitRepo repo, const std::string& commit) {
+Status StoreAppliedRef(GitRepo repo, const std::string& commit) {
   return repo.WriteRef(kAppliedRef, commit, "tpu-provisioner: reconciled");
 }
 
@@ -28,7 +28,7 @@ Result<Revision> CheckoutSource::AtCommit(const std::string& commit) {
   Revision r;
   r.id = commit;
   r.is_commit = true;
-  r.tree = std::make_unique<source::GitTree>(std::move(tree.value()));
+  r.tree = std::make_unique<GitTree>(std::move(tree.value()));
   if (auto info = repo_.Info(commit); info.ok()) r.message = info->message;
   return r;
 }
@@ -48,4 +48,4 @@ Result<Revision> WorktreeSource::Current() {
 
 Result<Revision> WorktreeSource::AtCommit(const std::string&) { return Current(); }
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

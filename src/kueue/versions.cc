@@ -1,9 +1,9 @@
 // Kueue API version discovery, per resource.
-#include "kube/kueue_version.h"
+#include "kueue/versions.h"
 
 #include <algorithm>
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
 
 constexpr const char* kGroup = "kueue.x-k8s.io";
@@ -22,7 +22,7 @@ std::vector<std::string> KueueResourcesNeeded(const KueueConfig& config) {
   return out;
 }
 
-Result<KueueVersions> DiscoverKueue(KubeClient& client, const KueueConfig& config) {
+Result<KueueVersions> DiscoverKueue(kube::KubeClient& client, const KueueConfig& config) {
   auto served = client.ServedVersions(kGroup);
   if (!served.ok()) return served.status().WithContext("Kueue discovery");
   if (served->empty())
@@ -69,7 +69,7 @@ Result<KueueVersions> DiscoverKueue(KubeClient& client, const KueueConfig& confi
   return out;
 }
 
-Result<ResourceRef> DiscoverKueueResource(KubeClient& client, const ResourceRef& base) {
+Result<kube::ResourceRef> DiscoverKueueResource(kube::KubeClient& client, const kube::ResourceRef& base) {
   for (const auto& v : KueueVersionsSpoken()) {
     auto r = client.ServedResources(kGroup, v);
     if (!r.ok()) return r.status().WithContext("Kueue discovery");
@@ -79,4 +79,4 @@ Result<ResourceRef> DiscoverKueueResource(KubeClient& client, const ResourceRef&
                                     Join(KueueVersionsSpoken(), " or "));
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

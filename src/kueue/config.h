@@ -13,7 +13,9 @@
 #include "base/status.h"
 #include "manifest/types.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
+
+using json = nlohmann::json;
 
 enum class QuotaMode {
   kDeclared,  // quota = what git declares
@@ -51,4 +53,4 @@ KueueConfig KueueConfigFromPolicy(const manifest::KueuePolicy& policy);
 // "90s", "15m", "1h", "1h30m"; false when malformed.
 bool ParseDuration(const std::string& text, std::chrono::seconds* out);
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

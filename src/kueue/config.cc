@@ -1,10 +1,10 @@
 // Parsing and checking of spec.kueue.
-#include "kube/kueue_config.h"
+#include "kueue/config.h"
 
 #include <cctype>
 #include <set>
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
 
 Status FieldError(const std::string& field, const std::string& what) {
@@ -122,4 +122,4 @@ Result<KueueConfig> ParseKueueConfig(const nlohmann::json& spec) {
   return c;
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

@@ -1,12 +1,12 @@
 // Scale-down: lower quota, measure admitted usage, wait or proceed.
-#include "kube/scale_down.h"
+#include "kueue/scale_down.h"
 
 #include <algorithm>
 #include <set>
 
-#include "kube/kueue_version.h"
+#include "kueue/versions.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
 
 bool HasCondition(const json& obj, const std::string& type) {
@@ -24,7 +24,7 @@ Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota,
   const KueueConfig& config = sync_.config();
   auto versions = sync_.Versions();
   if (!versions.ok()) return versions.status();
-  const ResourceRef cq_ref = versions->Ref(resources::kClusterQueues);
+  const kube::ResourceRef cq_ref = versions->Ref(kube::resources::kClusterQueues);
   FlavorUse use{flavor, quota, 0, {}};
 
   // Which ClusterQueues count: ours, or every member of our cohort.
@@ -50,7 +50,7 @@ Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota,
   // Workloads admitted and not finished, with a pod set on this flavor.
   std::vector<json> listed;
   if (!watched) {
-    auto workloads = client_.List(versions->Ref(resources::kWorkloads), "", {});
+    auto workloads = client_.List(versions->Ref(kube::resources::kWorkloads), "", {});
     if (!workloads.ok()) return workloads.status();
     listed = std::move(workloads->items);
   }
@@ -79,7 +79,7 @@ Result<FlavorUse> ScaleDownGate::Usage(const std::string& flavor, int64_t quota,
 Status ScaleDownGate::SetHold(bool on) {
   const KueueConfig& config = sync_.config();
   if (config.hold == HoldPolicy::kNone || config.cohort_mode() || holding_ == on) return Status::OK();
-  auto ref = sync_.Kueue(resources::kClusterQueues);
+  auto ref = sync_.Kueue(kube::resources::kClusterQueues);
   if (!ref.ok()) return ref.status();
   json obj = {{"apiVersion", ref->ApiVersion()}, {"kind", "ClusterQueue"},
               {"metadata", {{"name", config.cluster_queue}}}};
@@ -130,9 +130,9 @@ Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
   }
 
   const KueueConfig& config = sync_.config();
-  auto ref = sync_.Kueue(config.cohort_mode() ? resources::kCohorts : resources::kClusterQueues);
+  auto ref = sync_.Kueue(config.cohort_mode() ? kube::resources::kCohorts : kube::resources::kClusterQueues);
   if (!ref.ok()) return ref.status();
-  ObjectRef about{ref->ApiVersion(), ref->kind, config.queue_name(), ""};
+  kube::ObjectRef about{ref->ApiVersion(), ref->kind, config.queue_name(), ""};
   const auto now = clock_.Now();
   if (fits) {
     waiting_since_.erase(key);
@@ -165,4 +165,4 @@ Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
   return verdict;
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

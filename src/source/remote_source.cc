@@ -1,7 +1,7 @@
 // RemoteSource: see remote_source.h.
-#include "daemon/remote_source.h"
+#include "source/remote_source.h"
 
-namespace tpu::daemon {
+namespace tpu::source {
 
 Status RemoteSource::Fetch() {
   auto fetched = fetcher_ ? fetcher_->Fetch(remote_.options()) : remote_.Fetch();
@@ -22,9 +22,9 @@ Result<Revision> RemoteSource::AtCommit(const std::string& commit) {
   Revision r;
   r.id = commit;
   r.is_commit = true;
-  r.tree = std::make_unique<source::GitTree>(std::move(tree.value()));
+  r.tree = std::make_unique<GitTree>(std::move(tree.value()));
   if (auto info = remote_.repo().Info(commit); info.ok()) r.message = info->message;
   return r;
 }
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "kube/api_error.h"
-#include "kube/quota_sync.h"
-#include "kube_test_util.h"
+#include "kueue/quota_sync.h"
+#include "kueue/kueue_test_util.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
+
+namespace testing = kube::testing;
 
 FlavorQuota Flavor(const std::string& name, int64_t quota) {
   FlavorQuota f;
@@ -47,10 +49,10 @@ TEST(MergeResourceGroupsTest, SharedGroupKeepsOtherResourcesAndDropsOldFlavors) 
 
 // Forwards to the real client; after the first read of the queue, a person
 // edits it, as if between our GET and our apply.
-class EditAfterFirstGet : public KubeClient {
+class EditAfterFirstGet : public kube::KubeClient {
  public:
-  explicit EditAfterFirstGet(KubeClient& inner) : inner_(inner) {}
-  Result<json> Get(const ResourceRef& ref, const std::string& ns, const std::string& name) override {
+  explicit EditAfterFirstGet(kube::KubeClient& inner) : inner_(inner) {}
+  Result<json> Get(const kube::ResourceRef& ref, const std::string& ns, const std::string& name) override {
     auto r = inner_.Get(ref, ns, name);
     if (ref.resource == "clusterqueues" && r.ok() && !edited_) {
       edited_ = true;
@@ -60,30 +62,30 @@ class EditAfterFirstGet : public KubeClient {
     }
     return r;
   }
-  Result<ObjectList> List(const ResourceRef& r, const std::string& ns, const ListOptions& o) override {
+  Result<kube::ObjectList> List(const kube::ResourceRef& r, const std::string& ns, const kube::ListOptions& o) override {
     return inner_.List(r, ns, o);
   }
-  Result<json> Create(const ResourceRef& r, const std::string& ns, const json& obj) override {
+  Result<json> Create(const kube::ResourceRef& r, const std::string& ns, const json& obj) override {
     return inner_.Create(r, ns, obj);
   }
-  Result<json> Update(const ResourceRef& r, const std::string& ns, const json& obj) override {
+  Result<json> Update(const kube::ResourceRef& r, const std::string& ns, const json& obj) override {
     return inner_.Update(r, ns, obj);
   }
-  Result<json> MergePatch(const ResourceRef& r, const std::string& ns, const std::string& n, const json& p,
+  Result<json> MergePatch(const kube::ResourceRef& r, const std::string& ns, const std::string& n, const json& p,
                           const std::string& sub = "") override {
     return inner_.MergePatch(r, ns, n, p, sub);
   }
-  Result<json> Apply(const ResourceRef& r, const std::string& ns, const json& obj,
-                     const ApplyOptions& o = {}) override {
+  Result<json> Apply(const kube::ResourceRef& r, const std::string& ns, const json& obj,
+                     const kube::ApplyOptions& o = {}) override {
     auto a = inner_.Apply(r, ns, obj, o);
-    if (r.resource == "clusterqueues" && IsConflict(a.status())) ++conflicts;
+    if (r.resource == "clusterqueues" && kube::IsConflict(a.status())) ++conflicts;
     return a;
   }
-  Status Delete(const ResourceRef& r, const std::string& ns, const std::string& n) override {
+  Status Delete(const kube::ResourceRef& r, const std::string& ns, const std::string& n) override {
     return inner_.Delete(r, ns, n);
   }
-  Status Watch(const ResourceRef& r, const std::string& ns, const WatchOptions& o,
-               const std::function<bool(const WatchEvent&)>& f) override {
+  Status Watch(const kube::ResourceRef& r, const std::string& ns, const kube::WatchOptions& o,
+               const std::function<bool(const kube::WatchEvent&)>& f) override {
     return inner_.Watch(r, ns, o, f);
   }
   Result<std::vector<std::string>> ServedVersions(const std::string& g) override {
@@ -95,7 +97,7 @@ class EditAfterFirstGet : public KubeClient {
   int conflicts = 0;
 
  private:
-  KubeClient& inner_;
+  kube::KubeClient& inner_;
   bool edited_ = false;
 };
 
@@ -109,11 +111,11 @@ TEST(QuotaSyncConflictTest, ConcurrentEditIsReReadNotOverwritten) {
   target.pools[0].slices = 2;
   ASSERT_TRUE(QuotaSync(racing, cfg).Sync(target).ok());
   EXPECT_EQ(racing.conflicts, 1);
-  auto cq = c.client->Get(resources::kClusterQueues, "", "tpu-queue");
+  auto cq = c.client->Get(kube::resources::kClusterQueues, "", "tpu-queue");
   const json& r = (*cq)["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0];
   EXPECT_EQ(r["nominalQuota"], "16");
   EXPECT_EQ(r["borrowingLimit"], "4");  // the person's edit survived
 }
 
 }  // namespace
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

@@ -2,15 +2,17 @@
 // and quota from targets, a slice more raises quota, `ready` mode follows
 // Ready nodes, human-owned ClusterQueue fields survive every sync, and the
 // v1beta1 fallback.
-#include "kube/quota_sync.h"
+#include "kueue/quota_sync.h"
 
 #include <gtest/gtest.h>
 
 #include "kube/api_error.h"
-#include "kube_test_util.h"
+#include "kueue/kueue_test_util.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
+
+namespace testing = kube::testing;
 
 using testing::AddNode;
 using testing::Pool;
@@ -22,8 +24,8 @@ KueueConfig Config(QuotaMode mode = QuotaMode::kDeclared) {
   return c;
 }
 
-const ResourceRef kCQ = resources::kClusterQueues;
-const ResourceRef kRF = resources::kResourceFlavors;
+const kube::ResourceRef kCQ = kube::resources::kClusterQueues;
+const kube::ResourceRef kRF = kube::resources::kResourceFlavors;
 
 // The google.com/tpu nominalQuota of `flavor` in the queue, or -1.
 int64_t QuotaOf(const json& queue, const std::string& flavor) {
@@ -200,7 +202,7 @@ TEST(QuotaSyncTest, CohortMode) {
   cfg.cohort = "all-tpus";
   QuotaSync sync(*c.client, cfg);
   ASSERT_TRUE(sync.Sync(testing::Target({Pool("train", "v5p", "2x2x4", 2)})).ok());
-  auto cohort = c.client->Get(resources::kCohorts, "", "all-tpus");
+  auto cohort = c.client->Get(kube::resources::kCohorts, "", "all-tpus");
   ASSERT_TRUE(cohort.ok());
   EXPECT_EQ(QuotaOf(*cohort, "tpu-v5p-slice-2x2x4"), 32);
   EXPECT_FALSE((*cohort)["spec"].contains("namespaceSelector"));
@@ -227,7 +229,7 @@ TEST(QuotaSyncTest, CohortServedOnlyAsV1alpha1IsRefusedNamingWhatIsServed) {
   auto flavors = c.client->List(kRF.AtVersion("v1beta1"), "", {});
   ASSERT_TRUE(flavors.ok());
   EXPECT_TRUE(flavors->items.empty());
-  EXPECT_EQ(c.api.store().WritesByManager()[kFieldManager], 0);
+  EXPECT_EQ(c.api.store().WritesByManager()[kube::kFieldManager], 0);
 
   // The same release with a ClusterQueue speaks v1beta1 for everything.
   QuotaSync queue(*c.client, Config());
@@ -245,7 +247,7 @@ TEST(QuotaSyncTest, CohortModeWritesV1beta1WhereCohortIsV1beta1) {
     auto report = sync.Sync(testing::Target({Pool("train", "v5p", "2x2x4", 2)}));
     ASSERT_TRUE(report.ok()) << release << ": " << report.status().ToString();
     EXPECT_EQ(report->api_version, "kueue.x-k8s.io/v1beta1");
-    auto cohort = c.client->Get(resources::kCohorts.AtVersion("v1beta1"), "", "all-tpus");
+    auto cohort = c.client->Get(kube::resources::kCohorts.AtVersion("v1beta1"), "", "all-tpus");
     ASSERT_TRUE(cohort.ok()) << release;
     EXPECT_EQ(QuotaOf(*cohort, "tpu-v5p-slice-2x2x4"), 32);
   }
@@ -266,14 +268,14 @@ TEST(QuotaSyncTest, AResyncOfAnUnchangedFleetWritesNothing) {
   auto first = sync.Sync(target);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_EQ(first->writes, 3);  // two flavors and the queue
-  const int writes = c.api.store().WritesByManager()[kFieldManager];
+  const int writes = c.api.store().WritesByManager()[kube::kFieldManager];
   for (int i = 0; i < 2; ++i) {
     auto again = sync.Sync(target);
     ASSERT_TRUE(again.ok()) << again.status().ToString();
     EXPECT_EQ(again->writes, 0);
     EXPECT_EQ(again->skipped_writes, 3);
   }
-  EXPECT_EQ(c.api.store().WritesByManager()[kFieldManager], writes);
+  EXPECT_EQ(c.api.store().WritesByManager()[kube::kFieldManager], writes);
 
   // A person changes a field we own: the next sync takes it back (one write).
   auto edited = c.client->MergePatch(kRF, "", "tpu-v6e-slice-4x4",
@@ -288,4 +290,4 @@ TEST(QuotaSyncTest, AResyncOfAnUnchangedFleetWritesNothing) {
 }
 
 }  // namespace
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

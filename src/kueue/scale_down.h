@@ -20,10 +20,10 @@
 #include "kube/client.h"
 #include "kube/clock.h"
 #include "kube/events.h"
-#include "kube/quota_sync.h"
+#include "kueue/quota_sync.h"
 #include "manifest/types.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 
 // The field manager of the hold, apart from the quota's, so a quota sync never
 // removes a hold and releasing the hold never touches quota.
@@ -55,7 +55,7 @@ struct ScaleDownVerdict {
 class ScaleDownGate {
  public:
   // All references must outlive the gate.
-  ScaleDownGate(KubeClient& client, QuotaSync& sync, EventRecorder& events, Clock& clock)
+  ScaleDownGate(kube::KubeClient& client, QuotaSync& sync, kube::EventRecorder& events, kube::Clock& clock)
       : client_(client), sync_(sync), events_(events), clock_(clock) {}
 
   // Workloads from a watch cache (nullopt while it has not listed): a wait is
@@ -73,13 +73,13 @@ class ScaleDownGate {
   Result<FlavorUse> Usage(const std::string& flavor, int64_t quota, const std::vector<json>* workloads);
   Status SetHold(bool on);
 
-  KubeClient& client_;
+  kube::KubeClient& client_;
   QuotaSync& sync_;
-  EventRecorder& events_;
-  Clock& clock_;
-  std::map<std::string, Clock::TimePoint> waiting_since_;  // by the removal's pool names
+  kube::EventRecorder& events_;
+  kube::Clock& clock_;
+  std::map<std::string, kube::Clock::TimePoint> waiting_since_;  // by the removal's pool names
   bool holding_ = false;
   WorkloadSource workloads_;
 };
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kube/kueue_config.h"
+#include "kueue/config.h"
 #include "manifest/types.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 
 struct FlavorQuota {
   std::string flavor;  // ResourceFlavor name
@@ -51,4 +51,4 @@ std::vector<FlavorQuota> ComputeQuota(const manifest::Target& target,
 // A Kubernetes quantity as a whole number ("24", 24, "1k"); 0 when it is not one.
 int64_t ParseQuantity(const nlohmann::json& q);
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

@@ -24,7 +24,7 @@
 #include "base/status.h"
 #include "source/remote.h"
 
-namespace tpu::daemon {
+namespace tpu::source {
 
 class ChildFetcher {
  public:
@@ -34,7 +34,7 @@ class ChildFetcher {
 
   // The commit `remote.branch` points at on the remote, as RemoteRepo::Fetch
   // reports it; DeadlineExceeded after `timeout` with nothing received.
-  Result<std::string> Fetch(const source::RemoteOptions& remote);
+  Result<std::string> Fetch(const RemoteOptions& remote);
   // Kills a fetch in flight (it ends with Unavailable), and every later one
   // until Reset().
   void Cancel() { cancelled_ = true; }
@@ -48,11 +48,11 @@ class ChildFetcher {
 
 // The child's arguments after the binary: "git-fetch --url … --branch … --workdir …"
 // and the credential flags that are set.
-std::vector<std::string> ChildFetchArgs(const source::RemoteOptions& remote);
+std::vector<std::string> ChildFetchArgs(const RemoteOptions& remote);
 // What the child prints while data arrives.
 inline constexpr char kChildFetchProgress = '.';
 // The child's last line for `result`, and the parent's reading of its output.
 std::string FormatChildFetchResult(const Result<std::string>& result);
 Result<std::string> ParseChildFetchResult(const std::string& output);
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "kube/client.h"
-#include "kube/kueue_config.h"
-#include "kube/kueue_version.h"
-#include "kube/quota.h"
+#include "kueue/config.h"
+#include "kueue/versions.h"
+#include "kueue/quota.h"
 #include "manifest/types.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 
 // Annotation on the queue listing the flavors we manage, so a flavor whose
 // pools are gone is dropped and flavors people added are kept.
@@ -39,7 +39,7 @@ struct QuotaReport {
 class QuotaSync {
  public:
   // `client` must outlive this object.
-  QuotaSync(KubeClient& client, KueueConfig config);
+  QuotaSync(kube::KubeClient& client, KueueConfig config);
 
   // Reads Nodes, computes flavors and quota for `target` (pools named in
   // `excluded` count for nothing) and writes them.
@@ -49,16 +49,16 @@ class QuotaSync {
   // again after a failed discovery).
   Result<KueueVersions> Versions();
   // `base` at the Kueue version in use for its resource.
-  Result<ResourceRef> Kueue(const ResourceRef& base);
+  Result<kube::ResourceRef> Kueue(const kube::ResourceRef& base);
   const KueueConfig& config() const { return config_; }
 
  private:
   // Applies the flavor unless the server already holds exactly our apply;
   // true when it wrote.
-  Result<bool> ApplyFlavor(const ResourceRef& ref, const FlavorQuota& fq);
-  Result<bool> WriteQueue(const ResourceRef& ref, const std::vector<FlavorQuota>& flavors);
+  Result<bool> ApplyFlavor(const kube::ResourceRef& ref, const FlavorQuota& fq);
+  Result<bool> WriteQueue(const kube::ResourceRef& ref, const std::vector<FlavorQuota>& flavors);
 
-  KubeClient& client_;
+  kube::KubeClient& client_;
   KueueConfig config_;
   std::optional<KueueVersions> versions_;
 };
@@ -69,4 +69,4 @@ class QuotaSync {
 nlohmann::json MergeResourceGroups(const nlohmann::json& current, const std::vector<FlavorQuota>& flavors,
                                    const std::string& resource, const std::set<std::string>& previously_ours);
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

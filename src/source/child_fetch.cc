@@ -1,5 +1,5 @@
 // ChildFetcher: see child_fetch.h.
-#include "daemon/child_fetch.h"
+#include "source/child_fetch.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace tpu::daemon {
+namespace tpu::source {
 namespace {
 
 // How often a waiting parent looks at the cancel flag.
@@ -39,9 +39,9 @@ Status FromCode(int code, std::string message) {
 
 }  // namespace
 
-std::vector<std::string> ChildFetchArgs(const source::RemoteOptions& r) {
+std::vector<std::string> ChildFetchArgs(const RemoteOptions& r) {
   std::vector<std::string> a = {"git-fetch", "--url", r.url, "--branch", r.branch, "--workdir", r.workdir};
-  const source::GitCredentials& c = r.credentials;
+  const GitCredentials& c = r.credentials;
   auto add = [&a](const char* flag, const std::string& v) {
     if (v.empty()) return;
     a.push_back(flag);
@@ -75,8 +75,8 @@ Result<std::string> ParseChildFetchResult(const std::string& output) {
   return FromCode(code, std::move(text));
 }
 
-Result<std::string> ChildFetcher::Fetch(const source::RemoteOptions& remote) {
-  const std::string where = source::RedactUrl(remote.url);
+Result<std::string> ChildFetcher::Fetch(const RemoteOptions& remote) {
+  const std::string where = RedactUrl(remote.url);
   if (cancelled_) return Status::Unavailable("fetch " + where + ": stopping");
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Status::IoError(std::string("fetch: pipe: ") + std::strerror(errno));
@@ -158,4 +158,4 @@ Result<std::string> ChildFetcher::Fetch(const source::RemoteOptions& remote) {
   return ParseChildFetchResult(out);
 }
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

@@ -13,7 +13,7 @@
 #include "base/status.h"
 #include "manifest/tree.h"
 
-namespace tpu::daemon {
+namespace tpu::source {
 
 // Where a git source keeps the commit last reconciled, so a restart still
 // sees a force-push that happened while it was down.
@@ -51,4 +51,4 @@ class RevisionSource {
   virtual std::string Describe() const = 0;
 };
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

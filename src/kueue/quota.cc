@@ -1,10 +1,10 @@
 // Flavors and nominal quota from declared pools and Ready nodes.
-#include "kube/quota.h"
+#include "kueue/quota.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
 
 void ReplaceAll(std::string& s, const std::string& from, const std::string& to) {
@@ -105,4 +105,4 @@ int64_t ParseQuantity(const nlohmann::json& q) {
   return it == kScale.end() ? 0 : n * it->second;
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

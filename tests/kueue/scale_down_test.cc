@@ -2,19 +2,21 @@
 // first; an admitted workload on the flavor makes the deletion wait (with an
 // Event), it proceeds once the workload finishes or the timeout passes; the
 // Hold policy holds the ClusterQueue only while waiting.
-#include "kube/scale_down.h"
+#include "kueue/scale_down.h"
 
 #include <gtest/gtest.h>
 
-#include "kube_test_util.h"
+#include "kueue/kueue_test_util.h"
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
+
+namespace testing = kube::testing;
 
 using testing::Pool;
 
 const char* kFlavor = "tpu-v5-lite-podslice-2x4";
-const ResourceRef kCQ = resources::kClusterQueues;
+const kube::ResourceRef kCQ = kube::resources::kClusterQueues;
 
 class ScaleDownTest : public ::testing::Test {
  protected:
@@ -29,7 +31,7 @@ class ScaleDownTest : public ::testing::Test {
   }
   // A workload admitted to our queue that uses `chips` of kFlavor.
   void AdmitWorkload(const std::string& name, int chips) {
-    const ResourceRef wl = resources::kWorkloads;
+    const kube::ResourceRef wl = kube::resources::kWorkloads;
     json obj = {{"apiVersion", wl.ApiVersion()}, {"kind", "Workload"},
                 {"metadata", {{"name", name}, {"namespace", "team-a"}}},
                 {"spec", {{"queueName", "lq"}}}};
@@ -46,11 +48,11 @@ class ScaleDownTest : public ::testing::Test {
   void Finish(const std::string& name) {
     json status = {{"status", {{"conditions", {{{"type", "Admitted"}, {"status", "True"}},
                                                {{"type", "Finished"}, {"status", "True"}}}}}}};
-    ASSERT_TRUE(c_.client->MergePatch(resources::kWorkloads, "team-a", name, status, "status").ok());
+    ASSERT_TRUE(c_.client->MergePatch(kube::resources::kWorkloads, "team-a", name, status, "status").ok());
   }
   std::vector<std::string> EventReasons() {
     std::vector<std::string> out;
-    auto events = c_.client->List(resources::kEvents, "default", {});
+    auto events = c_.client->List(kube::resources::kEvents, "default", {});
     for (const auto& e : events->items) {
       out.push_back(e["reason"].get<std::string>() + " x" + std::to_string(e["count"].get<int>()));
     }
@@ -70,7 +72,7 @@ class ScaleDownTest : public ::testing::Test {
 
 TEST_F(ScaleDownTest, WaitsForAnAdmittedWorkloadThenProceeds) {
   QuotaSync sync(*c_.client, config_);
-  EventRecorder events(*c_.client, clock_);
+  kube::EventRecorder events(*c_.client, clock_);
   ScaleDownGate gate(*c_.client, sync, events, clock_);
   ASSERT_TRUE(sync.Sync(before_).ok());
   EXPECT_EQ(Quota(), 16);
@@ -103,7 +105,7 @@ TEST_F(ScaleDownTest, WaitsForAnAdmittedWorkloadThenProceeds) {
 
 TEST_F(ScaleDownTest, UsageThatFitsProceedsAtOnce) {
   QuotaSync sync(*c_.client, config_);
-  EventRecorder events(*c_.client, clock_);
+  kube::EventRecorder events(*c_.client, clock_);
   ScaleDownGate gate(*c_.client, sync, events, clock_);
   ASSERT_TRUE(sync.Sync(before_).ok());
   AdmitWorkload("small-job", 8);
@@ -114,7 +116,7 @@ TEST_F(ScaleDownTest, UsageThatFitsProceedsAtOnce) {
 
 TEST_F(ScaleDownTest, TimeoutProceedsAnyway) {
   QuotaSync sync(*c_.client, config_);
-  EventRecorder events(*c_.client, clock_);
+  kube::EventRecorder events(*c_.client, clock_);
   ScaleDownGate gate(*c_.client, sync, events, clock_);
   ASSERT_TRUE(sync.Sync(before_).ok());
   AdmitWorkload("stuck-job", 16);
@@ -130,7 +132,7 @@ TEST_F(ScaleDownTest, TimeoutProceedsAnyway) {
 TEST_F(ScaleDownTest, HoldPolicyHoldsTheQueueOnlyWhileWaiting) {
   config_.hold = HoldPolicy::kHold;
   QuotaSync sync(*c_.client, config_);
-  EventRecorder events(*c_.client, clock_);
+  kube::EventRecorder events(*c_.client, clock_);
   ScaleDownGate gate(*c_.client, sync, events, clock_);
   ASSERT_TRUE(sync.Sync(before_).ok());
   AdmitWorkload("big-job", 16);
@@ -148,4 +150,4 @@ TEST_F(ScaleDownTest, HoldPolicyHoldsTheQueueOnlyWhileWaiting) {
 }
 
 }  // namespace
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

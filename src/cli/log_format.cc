@@ -1,13 +1,12 @@
-// ParseLogFormat, ConfigureLogging, ReconcileLine: see log_format.h.
-#include "daemon/log_format.h"
+// ParseLogFormat, ConfigureLogging: see log_format.h.
+#include "cli/log_format.h"
 
-#include <cstdio>
 #include <memory>
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
-namespace tpu::daemon {
+namespace tpu::cli {
 namespace {
 
 // %* : the message as the inside of a JSON string.
@@ -54,24 +53,4 @@ void ConfigureLogging(LogFormat format) {
   spdlog::set_formatter(std::move(formatter));
 }
 
-std::string ReconcileLine(const CycleReport& r) {
-  std::string actions;
-  for (const auto& [kind, n] : r.actions) actions += (actions.empty() ? "" : ",") + kind + ":" + std::to_string(n);
-  if (actions.empty()) actions = "none";
-  std::string targets;
-  for (const auto& t : r.planned_targets) targets += (targets.empty() ? "" : ",") + t;
-  if (targets.empty()) targets = "none";
-  char duration[32];
-  std::snprintf(duration, sizeof duration, "%.3fs", r.duration.count() / 1000.0);
-  std::string line = "reconcile revision=" + (r.revision.empty() ? "-" : r.revision) +
-                     " full=" + (r.full ? "true" : "false") + " targets=" + targets +
-                     " actions=" + actions + " applied=" + std::to_string(r.applied) +
-                     " failed=" + std::to_string(r.failed) +
-                     " waiting=" + std::to_string(r.waiting_for_capacity) +
-                     " blocked=" + std::to_string(r.blocked) +
-                     " parsed=" + std::to_string(r.files_parsed) + " duration=" + duration;
-  if (!r.error.ok()) line += " error=\"" + r.error.ToString() + "\"";
-  return line;
-}
-
-}  // namespace tpu::daemon
+}  // namespace tpu::cli

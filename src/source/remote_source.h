@@ -1,5 +1,5 @@
 // RemoteSource: the RevisionSource of `--repo URL --ref BRANCH --workdir DIR`,
-// over source::RemoteRepo (a bare clone). Fetch() downloads the branch and
+// over RemoteRepo (a bare clone). Fetch() downloads the branch and
 // records what it found on the clone's local branch (rewrites allowed: the
 // reconciler, not the clone, decides whether to follow a rewrite); Current()
 // is that commit, so a restart with the remote unreachable resumes from the
@@ -8,18 +8,18 @@
 
 #include <string>
 
-#include "daemon/child_fetch.h"
-#include "daemon/git_sources.h"
-#include "daemon/revision_source.h"
+#include "source/child_fetch.h"
+#include "source/git_sources.h"
+#include "source/revision_source.h"
 #include "source/remote.h"
 
-namespace tpu::daemon {
+namespace tpu::source {
 
 class RemoteSource : public RevisionSource {
  public:
   // With `fetcher` (not owned), fetches run in a child process that a timeout
   // or a stop can abandon; without, in this thread.
-  explicit RemoteSource(source::RemoteRepo remote, ChildFetcher* fetcher = nullptr)
+  explicit RemoteSource(RemoteRepo remote, ChildFetcher* fetcher = nullptr)
       : remote_(std::move(remote)), fetcher_(fetcher) {}
 
   Status Fetch() override;
@@ -37,8 +37,8 @@ class RemoteSource : public RevisionSource {
   }
 
  private:
-  source::RemoteRepo remote_;
+  RemoteRepo remote_;
   ChildFetcher* fetcher_;
 };
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

@@ -1,8 +1,8 @@
-#include "daemon/duration.h"
+#include "cli/duration.h"
 
 #include <gtest/gtest.h>
 
-namespace tpu::daemon {
+namespace tpu::cli {
 namespace {
 
 using std::chrono::milliseconds;
@@ -34,4 +34,4 @@ TEST(DurationTest, FormatsTheShortestSpelling) {
 }
 
 }  // namespace
-}  // namespace tpu::daemon
+}  // namespace tpu::cli

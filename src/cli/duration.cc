@@ -1,10 +1,10 @@
 // ParseDuration / FormatDuration: see duration.h.
-#include "daemon/duration.h"
+#include "cli/duration.h"
 
 #include <cctype>
 #include <cstdint>
 
-namespace tpu::daemon {
+namespace tpu::cli {
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
   auto bad = [&](const std::string& why) {
@@ -50,4 +50,4 @@ std::string FormatDuration(std::chrono::milliseconds d) {
   return out;
 }
 
-}  // namespace tpu::daemon
+}  // namespace tpu::cli

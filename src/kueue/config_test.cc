@@ -1,9 +1,9 @@
 // spec.kueue parsing: defaults, every field, and exact error messages.
-#include "kube/kueue_config.h"
+#include "kueue/config.h"
 
 #include <gtest/gtest.h>
 
-namespace tpu::kube {
+namespace tpu::kueue {
 namespace {
 
 TEST(KueueConfigTest, DefaultsAndFields) {
@@ -62,4 +62,4 @@ TEST(KueueConfigTest, FromTheLoadersPolicy) {
 }
 
 }  // namespace
-}  // namespace tpu::kube
+}  // namespace tpu::kueue

@@ -5,19 +5,19 @@
 #include <memory>
 #include <string>
 
-#include "daemon/revision_source.h"
+#include "source/revision_source.h"
 #include "source/git_repo.h"
 
-namespace tpu::daemon {
+namespace tpu::source {
 
 // kAppliedRef in `repo`: its commit, "" when absent; and moving it.
-Result<std::string> LoadAppliedRef(const source::GitRepo& repo);
-Status StoreAppliedRef(source::GitRepo repo, const std::string& commit);
+Result<std::string> LoadAppliedRef(const GitRepo& repo);
+Status StoreAppliedRef(GitRepo repo, const std::string& commit);
 
 // HEAD of an existing checkout (`--repo PATH`).
 class CheckoutSource : public RevisionSource {
  public:
-  explicit CheckoutSource(source::GitRepo repo) : repo_(std::move(repo)) {}
+  explicit CheckoutSource(GitRepo repo) : repo_(std::move(repo)) {}
   Result<Revision> Current() override;
   Result<Revision> AtCommit(const std::string& commit) override;
   Result<bool> DescendsFrom(const std::string& commit, const std::string& ancestor) override {
@@ -28,14 +28,14 @@ class CheckoutSource : public RevisionSource {
   std::string Describe() const override { return "checkout " + repo_.workdir() + " (HEAD)"; }
 
  private:
-  source::GitRepo repo_;
+  GitRepo repo_;
 };
 
 // A directory's files as they are on disk (`--worktree`), uncommitted
 // changes included. `repo` (optional) names the revision after HEAD.
 class WorktreeSource : public RevisionSource {
  public:
-  WorktreeSource(std::string root, std::unique_ptr<source::GitRepo> repo)
+  WorktreeSource(std::string root, std::unique_ptr<GitRepo> repo)
       : root_(std::move(root)), repo_(std::move(repo)) {}
   Result<Revision> Current() override;
   Result<Revision> AtCommit(const std::string& commit) override;
@@ -45,7 +45,7 @@ class WorktreeSource : public RevisionSource {
 
  private:
   std::string root_;
-  std::unique_ptr<source::GitRepo> repo_;
+  std::unique_ptr<GitRepo> repo_;
 };
 
-}  // namespace tpu::daemon
+}  // namespace tpu::source

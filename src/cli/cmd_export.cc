@@ -81,28 +81,18 @@ int RunExport(const ExportFlags& f) {
   po.only_targets.assign(targets.begin(), targets.end());
   po.fingerprint_live = false;
   plan::Plan plan = plan::ComputePlan(*repo, *live, po);
-  // Adopting an unmanaged pool writes tpu-provisioner's ownership markers
-  // (resource labels): that update is the adoption, not a difference.
-  int adoptions = 0;
-  bool exact = !plan.HasErrors();
-  for (const auto& t : plan.targets)
-    for (const auto& a : t.actions) {
-      if (!a.changes_something()) continue;
-      bool markers_only = a.kind == plan::ActionKind::kUpdate && !a.changes.empty();
-      for (const auto& c : a.changes)
-        markers_only = markers_only && (c.path == std::string("config.resourceLabels[\"") + cloud::kManagedLabel + "\"]" ||
-                                        c.path == std::string("config.resourceLabels[\"") + cloud::kTargetHashLabel + "\"]");
-      if (markers_only) ++adoptions;
-      else exact = false;
-    }
+  // Adopting an unmanaged pool writes tpu-provisioner's ownership labels:
+  // that update is the adoption (Action::adopt_only), not a difference.
+  int adoptions = plan.Summarize().adopt;
+  const bool exact = !plan.HasErrors() && (!plan.HasChanges() || plan.OnlyAdoptions());
   if (!exact) {
     std::printf("\nThe round trip is not exact: planning the exported files finds this:\n\n%s",
                 plan::RenderText(plan).c_str());
     return 1;
   }
   if (adoptions)
-    std::printf("Round trip: the files match live state; planning them finds only the adoption of %d unmanaged "
-                "node pools (the update that writes tpu-provisioner's ownership labels), made by the first apply.\n",
+    std::printf("Round trip: planning the exported files against live state finds no changes; the first apply "
+                "adopts %d unmanaged node pools (it writes only tpu-provisioner's ownership labels).\n",
                 adoptions);
   else
     std::printf("Round trip: planning the exported files against live state finds no changes.\n");

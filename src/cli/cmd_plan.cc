@@ -140,7 +140,8 @@ int RunPlan(PlanFlags& f) {
   }
 
   if (plan.HasErrors()) return 1;
-  if (f.detailed_exitcode && plan.HasChanges()) return 2;
+  // Adoptions write only ownership labels: the plan reports no changes.
+  if (f.detailed_exitcode && plan.HasChanges() && !plan.OnlyAdoptions()) return 2;
   return 0;
 }
 

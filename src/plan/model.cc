@@ -80,7 +80,7 @@ Summary Plan::Summarize() const {
         case ActionKind::kNoop: ++s.noop; break;
         case ActionKind::kCreate: ++s.create; break;
         case ActionKind::kUpdate:
-        case ActionKind::kResize: ++s.update; break;
+        case ActionKind::kResize: ++(a.adopt_only ? s.adopt : s.update); break;
         case ActionKind::kReplace: ++s.replace; break;
         case ActionKind::kDelete: ++s.remove; break;
       }
@@ -99,6 +99,19 @@ bool Plan::HasChanges() const {
       if (a.changes_something()) return true;
   }
   return false;
+}
+
+bool Plan::OnlyAdoptions() const {
+  bool any = false;
+  for (const auto& t : targets) {
+    if (!t.executable()) continue;
+    for (const auto& a : t.actions) {
+      if (!a.changes_something()) continue;
+      if (!a.adopt_only) return false;
+      any = true;
+    }
+  }
+  return any;
 }
 
 bool Plan::HasErrors() const {

@@ -120,6 +120,11 @@ struct Action {
   // create-before-delete replacement an interrupted run made, see pool_slot.h).
   // The slot stays filled, so the mass-delete guard does not count it.
   std::string superseded_by;
+  // An update of an unmanaged resource that already matches its manifest:
+  // adopting it writes only our ownership labels, so it changes no capacity
+  // and no configuration. Counted apart (Summary::adopt) and not a change a
+  // plan reports, but still executed by apply and watch.
+  bool adopt_only = false;
   // The capacity the action creates (create, replace, update, resize) and
   // destroys (delete, replace, update, resize); the old side of a replace
   // may differ from the new one.
@@ -179,6 +184,7 @@ struct Summary {
   int update = 0;  // updates and resizes
   int replace = 0;
   int remove = 0;  // deletes
+  int adopt = 0;   // adopt_only updates (not in `update`)
   int noop = 0;
   int chips_created = 0;
   int chips_destroyed = 0;
@@ -198,6 +204,9 @@ struct Plan {
   // Counts over executable targets' actions (refused/blocked targets excluded).
   Summary Summarize() const;
   bool HasChanges() const;  // any executable action that is not a noop
+  // HasChanges(), and every change is an adoption (Action::adopt_only): the
+  // plan reports "No changes" but apply still writes the ownership labels.
+  bool OnlyAdoptions() const;
   bool HasErrors() const;   // repo errors, or any blocked or refused target
 };
 

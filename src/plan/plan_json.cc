@@ -46,6 +46,7 @@ json ActionToJson(const Action& a) {
                       {"autoscaled", a.blast.autoscaled}};
   j["dependsOn"] = a.depends_on;
   if (!a.superseded_by.empty()) j["supersededBy"] = a.superseded_by;
+  if (a.adopt_only) j["adoptOnly"] = true;
   if (!a.created_shape.empty()) j["createdShape"] = ShapeToJson(a.created_shape);
   if (!a.destroyed_shape.empty()) j["destroyedShape"] = ShapeToJson(a.destroyed_shape);
   if (a.node_pool) j["nodePool"] = NodePoolToJson(*a.node_pool);
@@ -92,6 +93,7 @@ Action ActionFromJson(const json& j) {
   }
   a.depends_on = j.value("dependsOn", std::vector<std::string>{});
   a.superseded_by = j.value("supersededBy", "");
+  a.adopt_only = j.value("adoptOnly", false);
   if (j.contains("createdShape")) a.created_shape = ShapeFromJson(j.at("createdShape"));
   if (j.contains("destroyedShape")) a.destroyed_shape = ShapeFromJson(j.at("destroyedShape"));
   if (j.contains("nodePool")) a.node_pool = NodePoolFromJson(j.at("nodePool"));
@@ -109,7 +111,7 @@ const char* StrategyName(manifest::ReplaceStrategy s) {
 json SummaryToJson(const Summary& s) {
   return {{"create", s.create}, {"update", s.update}, {"replace", s.replace}, {"delete", s.remove},
           {"noop", s.noop}, {"chipsCreated", s.chips_created}, {"chipsDestroyed", s.chips_destroyed},
-          {"chipsPossible", s.chips_possible}};
+          {"chipsPossible", s.chips_possible}, {"adopt", s.adopt}};
 }
 
 }  // namespace

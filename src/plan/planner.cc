@@ -61,6 +61,17 @@ bool OwnedBy(const std::string& description, const std::string& key) {
   return m && m->target == key;
 }
 
+// Whether a node pool diff only writes tpu-provisioner's ownership labels:
+// what adopting a pool that already matches its manifest changes.
+bool OnlyOwnershipLabels(const std::vector<FieldChange>& changes) {
+  if (changes.empty()) return false;
+  for (const auto& c : changes)
+    if (c.path != std::string("config.resourceLabels[\"") + cloud::kManagedLabel + "\"]" &&
+        c.path != std::string("config.resourceLabels[\"") + cloud::kTargetHashLabel + "\"]")
+      return false;
+  return true;
+}
+
 // Chips of a live MIG: target size × chips per VM of its template's machine type.
 int GroupChips(const cloud::InstanceGroupManager& g, const LiveCompute& lc) {
   auto it = lc.templates.find(LastSegment(g.instance_template));
@@ -398,7 +409,11 @@ class TargetPlanner {
       reason = "node pool is " + lp.status +
                (lp.status_message.empty() ? "" : " (" + lp.status_message + ")") + ": replaced to repair";
     }
+    const bool adopt_only = own != Ownership::kOwned && !broken && d.kind == ActionKind::kUpdate &&
+                            OnlyOwnershipLabels(d.changes);
+    if (adopt_only) reason = "adopt: matches its manifest (unmanaged pool); only the ownership labels are written";
     Action a = NewAction(d.kind, PoolRef(lp.name), source, reason);
+    a.adopt_only = adopt_only;
     a.changes = std::move(d.changes);
     if (d.kind == ActionKind::kUpdate || d.kind == ActionKind::kResize) a.update_calls = d.update_calls;
     a.node_pool = std::move(d.body);

@@ -138,9 +138,32 @@ TEST(PlannerTest, AdoptAddsTheMarkers) {
   Plan plan = ComputePlan(RepoOf({t}), live, {});
   const TargetPlan& tp = plan.targets[0];
   ASSERT_EQ(Steps(tp), (std::vector<std::string>{"update serve-0"}));
-  EXPECT_EQ(tp.actions[0].reason, "adopt: updatable fields changed (unmanaged pool)");
+  EXPECT_EQ(tp.actions[0].reason, "adopt: matches its manifest (unmanaged pool); only the ownership labels are written");
+  EXPECT_TRUE(tp.actions[0].adopt_only);
   EXPECT_EQ(tp.actions[0].node_pool->resource_labels->at(cloud::kManagedLabel), "true");
   EXPECT_EQ(tp.actions[0].node_pool->resource_labels->at("goog-x"), "y");
+  // Not a change the plan reports, but apply still has it to do.
+  EXPECT_TRUE(plan.HasChanges());
+  EXPECT_TRUE(plan.OnlyAdoptions());
+  EXPECT_EQ(plan.Summarize().adopt, 1);
+  EXPECT_EQ(plan.Summarize().update, 0);
+}
+
+TEST(PlannerTest, AnAdoptionThatAlsoChangesThePoolIsAnUpdate) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("serve", "v6e", "2x2"));
+  t.pools[0].annotations.adopt = true;
+  cloud::LiveState live = InSync(t);
+  ClusterOf(live).node_pools[0].resource_labels = cloud::StringMap{};
+  t.pools[0].node_config.labels = cloud::StringMap{{"team", "research"}};  // a node label the live pool lacks
+  Plan plan = ComputePlan(RepoOf({t}), live, {});
+  const TargetPlan& tp = plan.targets[0];
+  ASSERT_EQ(Steps(tp), (std::vector<std::string>{"update serve-0"}));
+  EXPECT_EQ(tp.actions[0].reason, "adopt: updatable fields changed (unmanaged pool)");
+  EXPECT_FALSE(tp.actions[0].adopt_only);
+  EXPECT_FALSE(plan.OnlyAdoptions());
+  EXPECT_EQ(plan.Summarize().update, 1);
+  EXPECT_EQ(plan.Summarize().adopt, 0);
 }
 
 TEST(PlannerTest, SlicesAreRemovedFromTheHighestIndexDown) {

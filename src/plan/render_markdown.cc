@@ -42,14 +42,14 @@ std::string InFence(std::string s) {
 std::string Signed(char sign, int n) { return std::string(1, sign) + std::to_string(n); }
 
 struct Counts {
-  int create = 0, update = 0, replace = 0, remove = 0;
+  int create = 0, update = 0, replace = 0, remove = 0, adopt = 0;
   int chips_created = 0, chips_destroyed = 0, hosts_created = 0, hosts_destroyed = 0;
   int changes() const { return create + update + replace + remove; }
   void Add(const Action& a) {
     switch (a.kind) {
       case ActionKind::kCreate: ++create; break;
       case ActionKind::kUpdate:
-      case ActionKind::kResize: ++update; break;
+      case ActionKind::kResize: ++(a.adopt_only ? adopt : update); break;
       case ActionKind::kReplace: ++replace; break;
       case ActionKind::kDelete: ++remove; break;
       case ActionKind::kNoop: return;
@@ -157,6 +157,7 @@ std::string SectionSummary(const TargetPlan& t) {
   if (c.update) parts.push_back(std::to_string(c.update) + " to update");
   if (c.replace) parts.push_back(std::to_string(c.replace) + " to replace");
   if (c.remove) parts.push_back(std::to_string(c.remove) + " to delete");
+  if (c.adopt) parts.push_back(std::to_string(c.adopt) + " to adopt");
   if (c.chips_created || c.chips_destroyed)
     parts.push_back("chips " + Signed('+', c.chips_created) + " / " + Signed('-', c.chips_destroyed));
   std::string joined;
@@ -203,10 +204,14 @@ std::string Guards(const Plan& plan) {
 }
 
 std::string Totals(const Plan& plan) {
-  if (!plan.HasChanges())
-    return std::string("**No changes.** Live state matches the manifests") +
-           (plan.HasErrors() ? " (for the targets that could be planned).\n\n" : ".\n\n");
   Summary s = plan.Summarize();
+  if (!plan.HasChanges() || plan.OnlyAdoptions())
+    return std::string("**No changes.** Live state matches the manifests") +
+           (plan.HasErrors() ? " (for the targets that could be planned)." : ".") +
+           (s.adopt ? " " + std::to_string(s.adopt) + " unmanaged " + (s.adopt == 1 ? "resource is" : "resources are") +
+                          " adopted by the next apply (only their ownership labels are written)."
+                    : "") +
+           "\n\n";
   Counts hosts;
   for (const auto& t : plan.targets)
     if (t.executable())

@@ -22,16 +22,21 @@ class Writer {
     if (!plan.errors.empty()) out_ += "\n";
     for (const auto& t : plan.targets) Target(t);
     Summary s = plan.Summarize();
-    if (!plan.HasChanges()) {
+    if (!plan.HasChanges() || plan.OnlyAdoptions()) {
       out_ += Paint("No changes.", kBold) + " Live state matches the manifests";
-      out_ += plan.HasErrors() ? " (for the targets that could be planned).\n" : ".\n";
+      out_ += plan.HasErrors() ? " (for the targets that could be planned)." : ".";
+      if (s.adopt)
+        out_ += " " + std::to_string(s.adopt) + " unmanaged " + (s.adopt == 1 ? "resource is" : "resources are") +
+                " adopted by the next apply (only their ownership labels are written).";
+      out_ += "\n";
     } else {
       if (summary_)
         Line("(" + std::to_string(actions) + " actions, grouped: more than --summary-over " +
              std::to_string(o_.summary_over) + "; --full or -o json lists every one)");
       out_ += Paint("Plan:", kBold) + " " + std::to_string(s.create) + " to create, " +
               std::to_string(s.update) + " to update, " + std::to_string(s.replace) + " to replace, " +
-              std::to_string(s.remove) + " to delete.";
+              std::to_string(s.remove) + " to delete" +
+              (s.adopt ? ", " + std::to_string(s.adopt) + " to adopt." : ".");
       if (s.chips_created || s.chips_destroyed) {
         out_ += " Chips: +" + std::to_string(s.chips_created) + " / -" + std::to_string(s.chips_destroyed) +
                 ByShape(plan);
@@ -93,7 +98,7 @@ class Writer {
     if (!g.from_shape.empty()) line += " " + g.from_shape + " →";
     if (!g.shape.empty()) line += " " + g.shape;
     line += " (" + NameRange(g.actions) + ")";
-    if (g.kind == ActionKind::kUpdate) line += " updated in place";
+    if (g.kind == ActionKind::kUpdate) line += g.actions.front()->adopt_only ? " adopted" : " updated in place";
     if (g.kind == ActionKind::kResize) line += " resized";
     const BlastRadius& b = g.blast;
     auto chips = [](int n) { return std::to_string(n) + (n == 1 ? " chip" : " chips"); };
@@ -160,7 +165,10 @@ class Writer {
     const char* color = kYellow;
     switch (a.kind) {
       case ActionKind::kCreate: sym = "+"; verb = "will be created"; color = kGreen; break;
-      case ActionKind::kUpdate: sym = "~"; verb = "will be updated in place"; break;
+      case ActionKind::kUpdate:
+        sym = "~";
+        verb = a.adopt_only ? "will be adopted" : "will be updated in place";
+        break;
       case ActionKind::kResize: sym = "~"; verb = "will be resized in place"; break;
       case ActionKind::kReplace: sym = "-/+"; verb = "must be replaced"; color = kRed; break;
       case ActionKind::kDelete: sym = "-"; verb = "will be deleted"; color = kRed; break;

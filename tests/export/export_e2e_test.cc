@@ -133,8 +133,8 @@ TEST_F(ExportE2ETest, HandMadeCapacityRoundTripsToNoChanges) {
   ASSERT_EQ(ex.exit_code, 0) << ex.out;
   EXPECT_NE(ex.out.find("Exported 5 TPUNodePools (8 node pools) and 1 TPUNodeGroups"), std::string::npos) << ex.out;
   EXPECT_NE(ex.out.find("node pool handmade left out"), std::string::npos) << ex.out;
-  EXPECT_NE(ex.out.find("Round trip: the files match live state; planning them finds only the adoption of 8 "
-                        "unmanaged node pools"),
+  EXPECT_NE(ex.out.find("Round trip: planning the exported files against live state finds no changes; the first "
+                        "apply adopts 8 unmanaged node pools"),
             std::string::npos) << ex.out;
   EXPECT_EQ(emu_->counters().mutating_calls, 0);
 
@@ -158,10 +158,16 @@ TEST_F(ExportE2ETest, HandMadeCapacityRoundTripsToNoChanges) {
 
   BinaryRun v = Binary("validate --repo " + repo);
   EXPECT_EQ(v.exit_code, 0) << v.out;
-  // The plan: each hand-made pool is adopted (its ownership labels written), nothing else.
+  // The plan reports no changes: each hand-made pool is only adopted (its
+  // ownership labels written by the next apply), nothing else.
   emu_->ResetCounters();
+  BinaryRun text = Binary("plan --detailed-exitcode --repo " + repo + Endpoints());
+  EXPECT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("No changes. Live state matches the manifests. 8 unmanaged resources are adopted by the "
+                          "next apply (only their ownership labels are written)."),
+            std::string::npos) << text.out;
   BinaryRun p = Binary("plan -o json --detailed-exitcode --repo " + repo + Endpoints());
-  EXPECT_EQ(p.exit_code, 2) << p.out;
+  EXPECT_EQ(p.exit_code, 0) << p.out;
   auto doc = nlohmann::json::parse(p.out.substr(p.out.find('{')), nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << p.out;
   int adopted = 0;
@@ -169,12 +175,16 @@ TEST_F(ExportE2ETest, HandMadeCapacityRoundTripsToNoChanges) {
     for (const auto& a : t["actions"]) {
       if (a["action"] == "noop") continue;
       EXPECT_EQ(a["action"], "update") << a.dump();
-      EXPECT_EQ(a["reason"], "adopt: updatable fields changed (unmanaged pool)") << a.dump();
+      EXPECT_EQ(a["reason"], "adopt: matches its manifest (unmanaged pool); only the ownership labels are written")
+          << a.dump();
+      EXPECT_EQ(a["adoptOnly"], true) << a.dump();
       for (const auto& c : a["changes"])
         EXPECT_EQ(c["path"].get<std::string>().rfind("config.resourceLabels[\"tpu-provisioner-", 0), 0u) << a.dump();
       ++adopted;
     }
   EXPECT_EQ(adopted, 8);
+  EXPECT_EQ(doc["summary"]["adopt"], 8);
+  EXPECT_EQ(doc["summary"]["update"], 0);
   EXPECT_EQ(emu_->counters().mutating_calls, 0);
 
   // Adopted: the next plan finds no changes.

@@ -196,4 +196,14 @@ int ChipsPerVm(std::string_view machine_type) {
   return 0;
 }
 
+std::string SingleHostTopology(std::string_view machine_type) {
+  const Generation* gen = GenerationOfMachineType(machine_type);
+  if (!gen) return "";
+  const int chips = ChipsPerVm(machine_type);
+  if (gen->dims == 3) return chips == 1 ? "1x1x1" : "2x2x1";
+  if (chips == 1) return "1x1";
+  if (chips == 8) return "2x4";
+  return "2x2";
+}
+
 }  // namespace tpu::catalog

@@ -83,5 +83,8 @@ std::string DescribeTopologies(const Generation& gen);
 const Generation* GenerationOfMachineType(std::string_view machine_type);
 // Chips per VM of a machine type, or 0 when unknown.
 int ChipsPerVm(std::string_view machine_type);
+// The one topology a single-host slice of this machine type has ("ct6e-standard-8t"
+// → "2x4", "ct5p-hightpu-4t" → "2x2x1"), or "" when the machine type is unknown.
+std::string SingleHostTopology(std::string_view machine_type);
 
 }  // namespace tpu::catalog

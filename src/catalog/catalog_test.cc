@@ -156,5 +156,20 @@ TEST(Catalog, MachineTypeLookups) {
   EXPECT_EQ(GenerationOfMachineType("e2-small"), nullptr);
 }
 
+TEST(Catalog, SingleHostTopologyIsOneVmsChipsInTheGenerationsDimensions) {
+  EXPECT_EQ(SingleHostTopology("ct6e-standard-1t"), "1x1");
+  EXPECT_EQ(SingleHostTopology("ct6e-standard-4t"), "2x2");
+  EXPECT_EQ(SingleHostTopology("ct5lp-hightpu-8t"), "2x4");
+  EXPECT_EQ(SingleHostTopology("ct5p-hightpu-4t"), "2x2x1");
+  EXPECT_EQ(SingleHostTopology("tpu7x-standard-1t"), "1x1x1");
+  EXPECT_EQ(SingleHostTopology("n2-standard-8"), "");
+  // Each is a topology the catalog resolves to one VM of that machine type.
+  for (const char* mt : {"ct6e-standard-1t", "ct6e-standard-4t", "ct5lp-hightpu-8t", "ct5p-hightpu-4t"}) {
+    auto shape = ResolveShape(GenerationOfMachineType(mt)->accelerator, SingleHostTopology(mt), mt);
+    ASSERT_TRUE(shape.ok()) << mt << ": " << shape.status().ToString();
+    EXPECT_EQ(shape->vms, 1) << mt;
+  }
+}
+
 }  // namespace
 }  // namespace tpu::catalog

@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "catalog/catalog.h"
+#include "daemon/kube_target.h"
 #include "daemon/reconciler.h"
+#include "plan/ownership.h"
 
 namespace tpu::daemon {
 namespace {
@@ -13,10 +15,11 @@ const char* ModeName(kueue::QuotaMode m) { return m == kueue::QuotaMode::kReady 
 
 // The accelerator and topology of `pool`: from the target that declared it,
 // else from the live pool (machine type and placement policy) if it is one of
-// git's (the managed marker). Demand-driven pools belong to their workload and
+// git's (owned by this target). Demand-driven pools belong to their workload and
 // hold no declared quota: false, so their deletes are never gated.
 bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& declared,
-               const cloud::LiveState& live, const std::string& project, kueue::PoolRemoval* out) {
+               const cloud::LiveState& live, const std::string& key, kueue::PoolRemoval* out) {
+  const std::string project = key.substr(0, key.find('/'));
   out->node_pool = pool;
   if (declared) {
     for (const auto& p : declared->pools)
@@ -32,22 +35,13 @@ bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& d
   for (const auto& c : it->second.clusters)
     for (const auto& np : c.node_pools) {
       if (np.name != pool) continue;
-      if (!np.resource_labels || np.resource_labels->count(cloud::kManagedLabel) == 0 ||
-          np.resource_labels->at(cloud::kManagedLabel) != "true")
-        return false;
+      if (plan::PoolOwnership(np, key) != plan::Ownership::kOwned) return false;
       const catalog::Generation* gen = catalog::GenerationOfMachineType(np.machine_type);
       if (!gen) return false;
       out->accelerator = gen->accelerator;
-      if (np.placement_policy && !np.placement_policy->tpu_topology.empty()) {
-        out->topology = np.placement_policy->tpu_topology;
-      } else {
-        // A single-host pool: one VM's chips, in the generation's dimensions.
-        const int chips = catalog::ChipsPerVm(np.machine_type);
-        const bool three_d = gen->dims == 3;
-        out->topology = chips == 1 ? (three_d ? "1x1x1" : "1x1")
-                        : chips == 4 ? (three_d ? "2x2x1" : "2x2")
-                                     : (three_d ? "2x2x2" : "2x4");
-      }
+      out->topology = np.placement_policy && !np.placement_policy->tpu_topology.empty()
+                          ? np.placement_policy->tpu_topology
+                          : catalog::SingleHostTopology(np.machine_type);
       return true;
     }
   return false;
@@ -56,25 +50,11 @@ bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& d
 }  // namespace
 
 std::optional<manifest::Target> Reconciler::KueueTarget(const manifest::Repo& repo) {
-  std::string error;
-  const manifest::Target* found = nullptr;
-  if (!options_.kube_target.empty()) {
-    for (const auto& t : repo.targets)
-      if (t.Key() == options_.kube_target) found = &t;
-    if (!found) error = "--kube-target " + options_.kube_target + ": no such target in the revision";
-    else if (!found->policy.kueue && !found->blocked())
-      error = "--kube-target " + options_.kube_target + ": its cluster.yaml has no spec.kueue";
-  } else {
-    std::vector<const manifest::Target*> with;
-    for (const auto& t : repo.targets)
-      if (t.policy.kueue) with.push_back(&t);
-    if (with.size() == 1) found = with[0];
-    else if (with.size() > 1) {
-      error = "several targets have spec.kueue (";
-      for (size_t i = 0; i < with.size(); ++i) error += (i ? ", " : "") + with[i]->Key();
-      error += "); say which one this Kubernetes cluster is with --kube-target";
-    }
-  }
+  KubeTargetChoice choice = ChooseKubeTarget(repo, options_.kube_target, KubeTargetUse::kKueue);
+  const manifest::Target* found = choice.target;
+  std::string error = choice.error;
+  if (found && !options_.kube_target.empty() && !found->policy.kueue && !found->blocked())
+    error = "--kube-target " + options_.kube_target + ": its cluster.yaml has no spec.kueue";
   // A broken revision of the target says nothing reliable about its capacity:
   // the quota written last stays.
   if (found && found->blocked()) {
@@ -106,7 +86,7 @@ void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_a
       if (!a.destructive() && !shrink) continue;
       kueue::PoolRemoval r;
       // A pool of no known TPU shape holds no TPU quota: nothing to wait for.
-      if (!PoolShape(a.resource.name, last_kueue_target_ ? last_kueue_target_ : target, live_, t.project, &r))
+      if (!PoolShape(a.resource.name, last_kueue_target_ ? last_kueue_target_ : target, live_, t.key, &r))
         continue;
       removals.push_back(r);
       ids.insert(a.resource.Id());

@@ -3,18 +3,9 @@
 #include "daemon/target_report.h"
 
 #include "catalog/catalog.h"
+#include "plan/ownership.h"
 
 namespace tpu::daemon {
-namespace {
-
-bool Owned(const std::optional<cloud::StringMap>& labels) {
-  if (!labels) return false;
-  auto it = labels->find(cloud::kManagedLabel);
-  return it != labels->end() && it->second == "true";
-}
-
-}  // namespace
-
 const char* TargetStateName(TargetState s) {
   switch (s) {
     case TargetState::kInSync: return "in-sync";
@@ -68,7 +59,7 @@ int LiveChips(const cloud::LiveState& live, const std::string& key, const manife
   for (const auto& c : it->second.clusters) {
     if (c.name != cluster) continue;
     for (const auto& p : c.node_pools)
-      if (Owned(p.resource_labels)) chips += catalog::ChipsPerVm(p.machine_type) * p.node_count;
+      if (plan::PoolOwnership(p, key) == plan::Ownership::kOwned) chips += catalog::ChipsPerVm(p.machine_type) * p.node_count;
   }
   if (declared) {
     for (const auto& g : declared->groups)

@@ -13,14 +13,6 @@ std::string LastSegment(const std::string& s) {
   return p == std::string::npos ? s : s.substr(p + 1);
 }
 
-// The one topology a single-host slice of this machine type has.
-std::string SingleHostTopology(const catalog::Generation& gen, int chips_per_vm) {
-  if (gen.dims == 3) return chips_per_vm == 1 ? "1x1x1" : "2x2x1";
-  if (chips_per_vm == 1) return "1x1";
-  if (chips_per_vm == 8) return "2x4";
-  return "2x2";
-}
-
 std::string CapacityOfPool(const cloud::NodePool& p) {
   if (p.flex_start) return "flexStart";
   if (p.spot) return "spot";
@@ -72,7 +64,7 @@ CapacityShape ShapeOfGroup(const cloud::InstanceGroupManager& g, const ComputeIn
   s.capacity = CapacityOfTemplate(*t->second);
   auto policy = x.policy_topologies.find(LastSegment(g.workload_policy));
   if (policy != x.policy_topologies.end()) s.topology = policy->second;
-  else if (g.target_size == 1) s.topology = SingleHostTopology(*gen, catalog::ChipsPerVm(t->second->machine_type));
+  else if (g.target_size == 1) s.topology = catalog::SingleHostTopology(t->second->machine_type);
   return s;
 }
 
@@ -101,7 +93,7 @@ CapacityShape ShapeOfPool(const cloud::NodePool& pool,
     auto it = policy_topologies.find(LastSegment(pool.placement_policy->policy_name));
     if (it != policy_topologies.end()) s.topology = it->second;
   } else {
-    s.topology = SingleHostTopology(*gen, catalog::ChipsPerVm(pool.machine_type));
+    s.topology = catalog::SingleHostTopology(pool.machine_type);
   }
   return s;
 }

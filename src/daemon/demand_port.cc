@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/kube_target.h"
+
 namespace tpu::daemon {
 
 DemandPort::DemandPort(demand::Controller& controller, kube::Clock& kube_clock, const Clock& clock,
@@ -31,27 +33,10 @@ TimePoint DemandPort::NextDue() const {
 }
 
 void DemandPort::SetRevision(const manifest::Repo& repo) {
-  std::string chosen, error;
-  if (!kube_target_.empty()) {
-    for (const auto& t : repo.targets)
-      if (t.Key() == kube_target_) chosen = t.Key();
-  } else {
-    // Pods of one cluster must make pools in one target: the only target with
-    // spec.demand, else (its pools still need collecting when spec.demand is
-    // removed) the only one with spec.kueue.
-    std::vector<std::string> with_demand, with_kueue;
-    for (const auto& t : repo.targets) {
-      if (t.policy.demand) with_demand.push_back(t.Key());
-      if (t.policy.kueue) with_kueue.push_back(t.Key());
-    }
-    const auto& candidates = !with_demand.empty() ? with_demand : with_kueue;
-    if (candidates.size() == 1) chosen = candidates[0];
-    else if (candidates.size() > 1) {
-      error = "several targets have spec.demand (";
-      for (size_t i = 0; i < candidates.size(); ++i) error += (i ? ", " : "") + candidates[i];
-      error += "); say which one this Kubernetes cluster is with --kube-target";
-    }
-  }
+  // Pods of one cluster must make pools in one target.
+  KubeTargetChoice choice = ChooseKubeTarget(repo, kube_target_, KubeTargetUse::kDemand);
+  const std::string chosen = choice.target ? choice.target->Key() : "";
+  const std::string& error = choice.error;
   if (chosen != target_) spdlog::info("demand: target {}", chosen.empty() ? "(none)" : chosen);
   if (!error.empty() && error != status_.error) spdlog::warn("demand: {}", error);
   target_ = chosen;

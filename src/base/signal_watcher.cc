@@ -1,5 +1,5 @@
-// BlockDaemonSignals and SignalWatcher: see signals.h.
-#include "daemon/signals.h"
+// BlockSignals, WaitForSignal and SignalWatcher: see signal_watcher.h.
+#include "base/signal_watcher.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -10,29 +10,36 @@
 #include <cerrno>
 #include <cstring>
 
-namespace tpu::daemon {
+namespace tpu {
 namespace {
 
-sigset_t DaemonSignals() {
+sigset_t SetOf(const std::vector<int>& signals) {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGHUP);
+  for (int s : signals) sigaddset(&set, s);
   return set;
 }
 
 }  // namespace
 
-Status BlockDaemonSignals() {
-  sigset_t set = DaemonSignals();
+Status BlockSignals(const std::vector<int>& signals) {
+  sigset_t set = SetOf(signals);
   int rc = pthread_sigmask(SIG_BLOCK, &set, nullptr);
   if (rc != 0) return Status::Internal(std::string("pthread_sigmask: ") + std::strerror(rc));
   return Status::OK();
 }
 
-Result<std::unique_ptr<SignalWatcher>> SignalWatcher::Start(std::function<void(int)> on_signal) {
-  sigset_t set = DaemonSignals();
+Result<int> WaitForSignal(const std::vector<int>& signals) {
+  sigset_t set = SetOf(signals);
+  int sig = 0;
+  int rc = sigwait(&set, &sig);
+  if (rc != 0) return Status::Internal(std::string("sigwait: ") + std::strerror(rc));
+  return sig;
+}
+
+Result<std::unique_ptr<SignalWatcher>> SignalWatcher::Start(const std::vector<int>& signals,
+                                                            std::function<void(int)> on_signal) {
+  sigset_t set = SetOf(signals);
   int sfd = signalfd(-1, &set, SFD_CLOEXEC);
   if (sfd < 0) return Status::Internal(std::string("signalfd: ") + std::strerror(errno));
   int efd = eventfd(0, EFD_CLOEXEC);
@@ -56,6 +63,11 @@ SignalWatcher::~SignalWatcher() {
   close(stop_fd_);
 }
 
+void SignalWatcher::SetCallback(std::function<void(int)> on_signal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_signal_ = std::move(on_signal);
+}
+
 void SignalWatcher::Loop() {
   pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
   while (true) {
@@ -66,10 +78,11 @@ void SignalWatcher::Loop() {
     if (fds[1].revents) return;
     if (fds[0].revents & POLLIN) {
       signalfd_siginfo info;
-      if (read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info))
-        on_signal_(static_cast<int>(info.ssi_signo));
+      if (read(signal_fd_, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (on_signal_) on_signal_(static_cast<int>(info.ssi_signo));
     }
   }
 }
 
-}  // namespace tpu::daemon
+}  // namespace tpu

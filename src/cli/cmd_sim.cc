@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "base/signal_watcher.h"
 #include "cli/commands.h"
 #include "sim/cloud_emulator.h"
 
@@ -58,12 +59,12 @@ int RunSim(const SimFlags& f) {
   config.options.state_file = f.state_file;
 
   // Block the stop signals before the server's threads start, so they inherit
-  // the mask and only sigwait below sees them.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  // the mask and only the wait below sees them.
+  const std::vector<int> stop = {SIGINT, SIGTERM};
+  if (Status s = BlockSignals(stop); !s.ok()) {
+    std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
+    return 1;
+  }
 
   sim::CloudEmulator emulator(config.options);
   if (Status s = emulator.Start(); !s.ok()) {
@@ -80,8 +81,7 @@ int RunSim(const SimFlags& f) {
   std::printf("cloud emulator listening on %s (GKE /v1/..., Compute /compute/v1/..., control /sim/...)\n",
               emulator.endpoint().c_str());
   std::fflush(stdout);
-  int sig = 0;
-  sigwait(&stop, &sig);
+  (void)WaitForSignal(stop);
   emulator.Stop();
   return 0;
 }

@@ -19,34 +19,37 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/signal_watcher.h"
 #include "base/version.h"
 #include "cli/cloud_setup.h"
 #include "cli/commands.h"
+#include "cli/duration.h"
 #include "cli/kube_setup.h"
+#include "cli/log_format.h"
 #include "cli/notify_setup.h"
-#include "source/child_fetch.h"
 #include "daemon/cloud_port.h"
 #include "daemon/daemon_loop.h"
 #include "daemon/demand_port.h"
-#include "cli/duration.h"
-#include "source/git_sources.h"
 #include "daemon/git_webhook.h"
 #include "daemon/http_server.h"
 #include "daemon/kube_threads.h"
 #include "daemon/kueue_port.h"
-#include "cli/log_format.h"
 #include "daemon/reconciler.h"
-#include "source/remote_source.h"
 #include "daemon/shutdown_watchdog.h"
-#include "daemon/signals.h"
 #include "daemon/waiter.h"
 #include "demand/controller.h"
 #include "kueue/versions.h"
 #include "manifest/loader.h"
+#include "source/child_fetch.h"
+#include "source/git_sources.h"
+#include "source/remote_source.h"
 #include "source/watcher.h"
 
 namespace tpu::cli {
 namespace {
+
+// SIGTERM and SIGINT stop, SIGHUP reloads.
+const std::vector<int> kWatchSignals = {SIGTERM, SIGINT, SIGHUP};
 
 // The environment variable holding the webhook secret when no file is given.
 constexpr const char* kWebhookSecretEnv = "TPU_PROVISIONER_WEBHOOK_SECRET";
@@ -145,7 +148,7 @@ Result<SourceParts> OpenSource(const WatchFlags& flags, source::ChildFetcher* fe
 int RunWatch(const WatchFlags& flags) {
   // Before any thread exists, so every thread inherits the mask and the
   // signals reach only the signalfd.
-  if (Status s = daemon::BlockDaemonSignals(); !s.ok()) {
+  if (Status s = BlockSignals(kWatchSignals); !s.ok()) {
     std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
     return 1;
   }
@@ -281,7 +284,7 @@ int RunWatch(const WatchFlags& flags) {
   if (!http.ok()) return fail(http.status());
 
   daemon::ShutdownWatchdog watchdog(*shutdown);
-  auto signals = daemon::SignalWatcher::Start([&loop, &watchdog, &fetcher](int signo) {
+  auto signals = SignalWatcher::Start(kWatchSignals, [&loop, &watchdog, &fetcher](int signo) {
     if (signo == SIGHUP) {
       spdlog::info("SIGHUP: reload");
       loop.RequestReload();

@@ -1,32 +1,34 @@
 // The signal thread (see signal_thread.h).
 #include "cli/signal_thread.h"
 
+#include <signal.h>
+
+#include <cstdio>
+
 namespace tpu::cli {
 namespace {
-// Our own "stop": sent by the destructor to end the sigwait() loop.
-constexpr int kStop = SIGUSR2;
+const std::vector<int> kSignals = {SIGINT, SIGTERM, SIGWINCH};
 }  // namespace
 
 SignalThread::SignalThread() {
-  sigemptyset(&set_);
-  for (int s : {SIGINT, SIGTERM, SIGWINCH, kStop}) sigaddset(&set_, s);
-  pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-  thread_ = std::thread([this] {
-    int sig = 0;
-    while (sigwait(&set_, &sig) == 0) {
-      if (sig == kStop) return;
-      // Called under the lock, so once OnResize()/OnInterrupt() returns, the
-      // function it replaced is not running and never runs again.
-      std::lock_guard<std::mutex> l(mu_);
-      const auto& f = sig == SIGWINCH ? on_resize_ : on_interrupt_;
-      if (f) f();
-    }
-  });
+  Status blocked = BlockSignals(kSignals);
+  auto watcher = SignalWatcher::Start(kSignals, [this](int signo) { Dispatch(signo); });
+  if (blocked.ok() && watcher.ok()) {
+    watcher_ = std::move(watcher.value());
+    return;
+  }
+  std::fprintf(stderr, "warning: signals: %s\n",
+               (blocked.ok() ? watcher.status() : blocked).ToString().c_str());
 }
 
-SignalThread::~SignalThread() {
-  pthread_kill(thread_.native_handle(), kStop);
-  thread_.join();
+SignalThread::~SignalThread() { watcher_.reset(); }
+
+void SignalThread::Dispatch(int signo) {
+  // Called under the lock, so once OnResize()/OnInterrupt() returns, the
+  // function it replaced is not running and never runs again.
+  std::lock_guard<std::mutex> l(mu_);
+  const auto& f = signo == SIGWINCH ? on_resize_ : on_interrupt_;
+  if (f) f();
 }
 
 void SignalThread::OnInterrupt(std::function<void()> f) {

@@ -1,23 +1,22 @@
 // Signals for the commands that run work (apply): SIGINT/SIGTERM interrupt,
 // SIGWINCH says the terminal changed size. The signals are blocked before any
-// other thread starts (construct this first) and taken by sigwait() on one
-// thread of ours, so no work happens in a signal handler and a handler can
-// safely take locks.
+// other thread starts (construct this first) and taken by a SignalWatcher
+// (base/signal_watcher.h), so no work happens in a signal handler and a
+// handler can safely take locks.
 #pragma once
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <thread>
+
+#include "base/signal_watcher.h"
 
 namespace tpu::cli {
 
 class SignalThread {
  public:
   SignalThread();   // blocks the signals in the calling thread (and the ones it starts)
-  ~SignalThread();  // stops the thread; the signals stay blocked
+  ~SignalThread();  // stops the watcher; the signals stay blocked
   SignalThread(const SignalThread&) = delete;
   SignalThread& operator=(const SignalThread&) = delete;
 
@@ -27,11 +26,12 @@ class SignalThread {
   void OnResize(std::function<void()> f);
 
  private:
-  sigset_t set_;
+  void Dispatch(int signo);
+
   std::mutex mu_;
-  std::function<void()> on_interrupt_;
-  std::function<void()> on_resize_;
-  std::thread thread_;
+  std::function<void()> on_interrupt_;  // guarded by mu_
+  std::function<void()> on_resize_;     // guarded by mu_
+  std::unique_ptr<SignalWatcher> watcher_;  // null if signalfd failed: signals then stay blocked, unseen
 };
 
 }  // namespace tpu::cli

@@ -71,6 +71,61 @@ Result<plan::Plan> ReadPlanFile(const std::string& path) {
   return p;
 }
 
+// A saved plan (apply PLANFILE), checked against live state that must not
+// have moved since it was made. false (and why, on stderr) when it cannot run.
+bool LoadSavedPlan(const ApplyFlags& f, PlanRun* run, plan::Plan* plan) {
+  auto saved = ReadPlanFile(f.plan_file);
+  if (!saved.ok()) {
+    std::fprintf(stderr, "error: %s\n", saved.status().message().c_str());
+    return false;
+  }
+  // The saved plan is executed as it is; the repo is read only to know which
+  // clusters the embedded emulator has.
+  auto repo = LoadRepoFromDisk(f.run.repo_path);
+  if (repo.ok()) run->repo = std::move(repo.value());
+  auto session = CloudSession::Open(f.run.cloud, run->repo);
+  if (!session.ok()) {
+    PrintFatalError(session.status());
+    return false;
+  }
+  run->session = std::move(session.value());
+  std::vector<std::string> projects;
+  for (const auto& [project, fp] : saved->live_fingerprints) projects.push_back(project);
+  cloud::RefreshOptions ro;
+  ro.include_operations = true;
+  auto live = run->session->connection().Refresh(projects, ro);
+  if (!live.ok()) {
+    PrintFatalError(live.status());
+    return false;
+  }
+  Status moved = plan::CheckLiveUnchanged(*saved, *live);
+  if (!moved.ok()) {
+    std::fprintf(stderr, "error: the saved plan is stale: %s\nRun plan again.\n",
+                 moved.message().c_str());
+    return false;
+  }
+  run->live = std::move(live.value());
+  *plan = std::move(saved.value());
+  return true;
+}
+
+// Asks on the terminal; false (and why, on stderr) unless the answer is yes.
+bool Approved(const plan::Plan& plan) {
+  if (!isatty(STDIN_FILENO)) {
+    std::fprintf(stderr,
+                 "\nerror: apply asks for approval before changing anything, and there is no "
+                 "terminal to ask on (standard input is not a terminal). Nothing was applied.\n"
+                 "Review the plan above, then rerun with --auto-approve to apply it.\n");
+    return false;
+  }
+  if (!AskYes(stdin, stderr, ApprovalPrompt(plan))) {
+    std::fprintf(stderr, "\nApply cancelled: nothing was applied.\n");
+    return false;
+  }
+  std::fputc('\n', stderr);
+  return true;
+}
+
 int RunApply(ApplyFlags& f) {
   SignalThread signals;  // before any other thread exists
   // Until the executor runs, an interrupt only stops this process: nothing
@@ -85,38 +140,7 @@ int RunApply(ApplyFlags& f) {
   plan::Plan plan;
   PlanRun run;
   if (!f.plan_file.empty()) {
-    auto saved = ReadPlanFile(f.plan_file);
-    if (!saved.ok()) {
-      std::fprintf(stderr, "error: %s\n", saved.status().message().c_str());
-      return 1;
-    }
-    // The saved plan is executed as it is; the repo is read only to know which
-    // clusters the embedded emulator has.
-    auto repo = LoadRepoFromDisk(f.run.repo_path);
-    if (repo.ok()) run.repo = std::move(repo.value());
-    auto session = CloudSession::Open(f.run.cloud, run.repo);
-    if (!session.ok()) {
-      PrintFatalError(session.status());
-      return 1;
-    }
-    run.session = std::move(session.value());
-    std::vector<std::string> projects;
-    for (const auto& [project, fp] : saved->live_fingerprints) projects.push_back(project);
-    cloud::RefreshOptions ro;
-    ro.include_operations = true;
-    auto live = run.session->connection().Refresh(projects, ro);
-    if (!live.ok()) {
-      PrintFatalError(live.status());
-      return 1;
-    }
-    Status moved = plan::CheckLiveUnchanged(*saved, *live);
-    if (!moved.ok()) {
-      std::fprintf(stderr, "error: the saved plan is stale: %s\nRun plan again.\n",
-                   moved.message().c_str());
-      return 1;
-    }
-    run.live = std::move(live.value());
-    plan = std::move(saved.value());
+    if (!LoadSavedPlan(f, &run, &plan)) return 1;
   } else {
     auto r = LoadRefreshPlan(f.run);
     if (!r.ok()) {
@@ -137,20 +161,7 @@ int RunApply(ApplyFlags& f) {
   bool plan_errors = plan.HasErrors();
   if (!plan.HasChanges()) return plan_errors ? 1 : 0;
   // Nothing that spends or destroys capacity is called before this answer.
-  if (!f.auto_approve) {
-    if (!isatty(STDIN_FILENO)) {
-      std::fprintf(stderr,
-                   "\nerror: apply asks for approval before changing anything, and there is no "
-                   "terminal to ask on (standard input is not a terminal). Nothing was applied.\n"
-                   "Review the plan above, then rerun with --auto-approve to apply it.\n");
-      return 1;
-    }
-    if (!AskYes(stdin, stderr, ApprovalPrompt(plan))) {
-      std::fprintf(stderr, "\nApply cancelled: nothing was applied.\n");
-      return 1;
-    }
-    std::fputc('\n', stderr);
-  }
+  if (!f.auto_approve && !Approved(plan)) return 1;
 
   apply::ExecuteOptions eo;
   eo.parallelism = f.parallelism;

@@ -75,14 +75,14 @@ Result<std::string> ParseChildFetchResult(const std::string& output) {
   return FromCode(code, std::move(text));
 }
 
-Result<std::string> ChildFetcher::Fetch(const RemoteOptions& remote) {
-  const std::string where = RedactUrl(remote.url);
-  if (cancelled_) return Status::Unavailable("fetch " + where + ": stopping");
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return Status::IoError(std::string("fetch: pipe: ") + std::strerror(errno));
+namespace {
+
+// Starts `args` (args[0] the binary) with its stdout on `out_fd` and nothing
+// else of ours open.
+Result<pid_t> SpawnChild(std::vector<std::string> args, int out_fd) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
   // Nothing else of the daemon's (listening sockets, watches) is the child's.
   posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   // The daemon blocks its signals for the signalfd; the child must die of SIGKILL
@@ -93,61 +93,67 @@ Result<std::string> ChildFetcher::Fetch(const RemoteOptions& remote) {
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-  std::vector<std::string> args = ChildFetchArgs(remote);
-  args.insert(args.begin(), binary_);
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, binary_.c_str(), &actions, &attr, argv.data(), environ);
+  int rc = posix_spawn(&pid, args[0].c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return Status::IoError("fetch: cannot start " + binary_ + ": " + std::strerror(rc));
-  }
+  if (rc != 0) return Status::IoError("fetch: cannot start " + args[0] + ": " + std::strerror(rc));
+  return pid;
+}
 
-  std::string out;
-  Status stopped;
+}  // namespace
+
+Status ChildFetcher::ReadAll(int fd, const std::string& where, std::string* out) {
   // An idle deadline: the child reports progress while data arrives, so a
   // large fetch that keeps moving is never cut off.
   auto deadline = std::chrono::steady_clock::now() + timeout_;
   for (;;) {
     auto now = std::chrono::steady_clock::now();
-    if (cancelled_) {
-      stopped = Status::Unavailable("fetch " + where + ": abandoned (stopping)");
-      break;
-    }
-    if (now >= deadline) {
-      stopped = Status::DeadlineExceeded("fetch " + where + ": nothing received for " +
-                                         std::to_string(timeout_.count()) + " ms (--fetch-timeout); abandoned");
-      break;
-    }
+    if (cancelled_) return Status::Unavailable("fetch " + where + ": abandoned (stopping)");
+    if (now >= deadline)
+      return Status::DeadlineExceeded("fetch " + where + ": nothing received for " +
+                                      std::to_string(timeout_.count()) + " ms (--fetch-timeout); abandoned");
     auto wait = std::min<std::chrono::milliseconds>(
         kCancelPoll, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) +
                          std::chrono::milliseconds(1));
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{fd, POLLIN, 0};
     int n = poll(&p, 1, static_cast<int>(wait.count()));
-    if (n < 0 && errno != EINTR) {
-      stopped = Status::IoError(std::string("fetch: poll: ") + std::strerror(errno));
-      break;
-    }
+    if (n < 0 && errno != EINTR) return Status::IoError(std::string("fetch: poll: ") + std::strerror(errno));
     if (n <= 0) continue;
     char buf[4096];
-    ssize_t got = read(fds[0], buf, sizeof buf);
+    ssize_t got = read(fd, buf, sizeof buf);
     if (got > 0) {
-      out.append(buf, static_cast<size_t>(got));
+      out->append(buf, static_cast<size_t>(got));
       deadline = std::chrono::steady_clock::now() + timeout_;
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
-    break;  // end of the child's output
+    return Status::OK();  // end of the child's output
   }
+}
+
+Result<std::string> ChildFetcher::Fetch(const RemoteOptions& remote) {
+  const std::string where = RedactUrl(remote.url);
+  if (cancelled_) return Status::Unavailable("fetch " + where + ": stopping");
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Status::IoError(std::string("fetch: pipe: ") + std::strerror(errno));
+  std::vector<std::string> args = ChildFetchArgs(remote);
+  args.insert(args.begin(), binary_);
+  auto pid = SpawnChild(std::move(args), fds[1]);
+  close(fds[1]);
+  if (!pid.ok()) {
+    close(fds[0]);
+    return pid.status();
+  }
+  std::string out;
+  Status stopped = ReadAll(fds[0], where, &out);
   close(fds[0]);
-  if (!stopped.ok()) kill(pid, SIGKILL);
+  if (!stopped.ok()) kill(*pid, SIGKILL);
   int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  while (waitpid(*pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   if (!stopped.ok()) return stopped;
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || out.empty())

@@ -41,6 +41,10 @@ class ChildFetcher {
   void Reset() { cancelled_ = false; }
 
  private:
+  // The child's output on `fd` until it ends; an error when the fetch is
+  // cancelled or nothing arrives for the timeout.
+  Status ReadAll(int fd, const std::string& where, std::string* out);
+
   const std::string binary_;
   const std::chrono::milliseconds timeout_;
   std::atomic<bool> cancelled_{false};

@@ -87,6 +87,10 @@ class DemandFixture : public ::testing::Test {
   // The test as kubelet + scheduler: Nodes for every RUNNING pool, then binds
   // pending pods. Returns how many pods it bound.
   int ScheduleAndRun();
+  // The two halves: kubelets of RUNNING pools register Ready Nodes (and those
+  // of pools gone leave); pending pods are bound, leaders first, one Job per pool.
+  void RegisterNodes();
+  int BindPending();
   std::map<std::string, cloud::NodePool> LivePools();  // this cluster's, by name
   std::vector<json> Events(const std::string& reason);
   std::string NodeOfPod(const std::string& ns, const std::string& name);
@@ -241,8 +245,12 @@ inline std::map<std::string, cloud::NodePool> DemandFixture::LivePools() {
 }
 
 inline int DemandFixture::ScheduleAndRun() {
+  RegisterNodes();
+  return BindPending();
+}
+
+inline void DemandFixture::RegisterNodes() {
   const auto& nodes = kube::resources::kNodes;
-  const auto& pods = kube::resources::kPods;
   // Kubelets register once the pool's VMs run; the Nodes of a pool that is
   // gone go with its VMs.
   auto live = LivePools();
@@ -282,6 +290,11 @@ inline int DemandFixture::ScheduleAndRun() {
       EXPECT_TRUE(kube_->client->MergePatch(nodes, "", node, st, "status").ok());
     }
   }
+}
+
+inline int DemandFixture::BindPending() {
+  const auto& nodes = kube::resources::kNodes;
+  const auto& pods = kube::resources::kPods;
   auto node_list = kube_->client->List(nodes, "", {});
   auto pod_list = kube_->client->List(pods, "", {});
   if (!node_list.ok() || !pod_list.ok()) return 0;

@@ -89,43 +89,70 @@ class ExportE2ETest : public ::testing::Test {
     return ss.str();
   }
 
+  // Pools made by hand through the emulator's API: single-host, multi-host, a
+  // multislice set, spot with labels and taints, a reservation, one whose name
+  // a manifest cannot give, and a TPUNodeGroup's template and MIG.
+  void SeedHandMadeCapacity() {
+    CreatePool(Pool("serve-0", "ct6e-standard-4t", 2));               // single-host, 2 nodes
+    CreatePool(Pool("train-0", "ct5p-hightpu-4t", 4, "2x2x4"));      // multi-host
+    for (int i = 0; i < 4; ++i) CreatePool(Pool("ms-" + std::to_string(i), "ct6e-standard-4t", 4, "4x4"));  // multislice
+    json spot = Pool("spot-0", "ct5lp-hightpu-8t", 1);
+    spot["config"]["spot"] = true;
+    spot["config"]["labels"] = {{"team", "research"}};
+    spot["config"]["taints"] = json::array({{{"key", "dedicated"}, {"value", "ml"}, {"effect", "NO_SCHEDULE"}}});
+    CreatePool(spot);
+    json resv = Pool("resv-0", "ct5p-hightpu-4t", 1);
+    resv["config"]["reservationAffinity"] = {{"consumeReservationType", "SPECIFIC_RESERVATION"},
+                                             {"key", "compute.googleapis.com/reservation-name"},
+                                             {"values", {"tpu-resv"}}};
+    CreatePool(resv);
+    CreatePool(Pool("handmade", "ct6e-standard-1t", 1));  // no -<index>: a manifest cannot name it
+    // A TPUNodeGroup's parts, made through Compute: a template and a MIG.
+    cloud::InstanceTemplate t;
+    t.name = "v6e-node-template";
+    t.machine_type = "ct6e-standard-4t";
+    t.provisioning_model = "STANDARD";
+    t.source_image = "projects/cos-cloud/global/images/family/cos-stable";
+    t.on_host_maintenance = "TERMINATE";
+    Post(std::string("/compute/v1/projects/") + kProject + "/global/instanceTemplates", cloud::InstanceTemplateToJson(t));
+    cloud::InstanceGroupManager m;
+    m.name = "edge-slice";
+    m.zone = "us-central2-b";
+    m.instance_template = std::string("projects/") + kProject + "/global/instanceTemplates/v6e-node-template";
+    m.base_instance_name = "edge-slice";
+    m.target_size = 1;
+    m.target_size_policy_mode = "INDIVIDUAL";
+    Post(std::string("/compute/v1/projects/") + kProject + "/zones/us-central2-b/instanceGroupManagers",
+         cloud::InstanceGroupManagerToJson(m));
+  }
+
+  // What export wrote: only what differs from the defaults, adopt on each.
+  void ExpectWrittenFiles() {
+    std::string ms = Read(std::string("deploy/") + kProject + "/train/ms.yaml");
+    EXPECT_NE(ms.find("slices: 4"), std::string::npos) << ms;
+    EXPECT_NE(ms.find("tpu-provisioner.io/adopt: \"true\""), std::string::npos) << ms;
+    EXPECT_EQ(ms.find("nodeCount"), std::string::npos) << ms;
+    EXPECT_EQ(ms.find("diskType"), std::string::npos) << ms;
+    EXPECT_EQ(Read(std::string("deploy/") + kProject + "/train/serve.yaml"),
+              "apiVersion: tpu-provisioner.io/v1alpha1\nkind: TPUNodePool\nmetadata:\n  name: serve\n"
+              "  annotations:\n    tpu-provisioner.io/adopt: \"true\"\nspec:\n  accelerator: tpu-v6e-slice\n"
+              "  topology: 2x2\n  nodeCount: 2\n");
+    std::string sp = Read(std::string("deploy/") + kProject + "/train/spot.yaml");
+    EXPECT_NE(sp.find("type: spot"), std::string::npos) << sp;
+    EXPECT_NE(sp.find("effect: NoSchedule"), std::string::npos) << sp;
+    EXPECT_NE(Read(std::string("deploy/") + kProject + "/train/resv.yaml").find("reservation: tpu-resv"),
+              std::string::npos);
+    std::string group = Read(std::string("deploy/") + kProject + "/gce-us-central2-b/edge-slice.tpunodegroup.yaml");
+    EXPECT_NE(group.find("kind: TPUNodeGroup"), std::string::npos) << group;
+  }
+
   std::string dir_;
   test_support::MetadataServer metadata_;
   std::unique_ptr<sim::CloudEmulator> emu_;
 };
 
 TEST_F(ExportE2ETest, HandMadeCapacityRoundTripsToNoChanges) {
-  CreatePool(Pool("serve-0", "ct6e-standard-4t", 2));               // single-host, 2 nodes
-  CreatePool(Pool("train-0", "ct5p-hightpu-4t", 4, "2x2x4"));      // multi-host
-  for (int i = 0; i < 4; ++i) CreatePool(Pool("ms-" + std::to_string(i), "ct6e-standard-4t", 4, "4x4"));  // multislice
-  json spot = Pool("spot-0", "ct5lp-hightpu-8t", 1);
-  spot["config"]["spot"] = true;
-  spot["config"]["labels"] = {{"team", "research"}};
-  spot["config"]["taints"] = json::array({{{"key", "dedicated"}, {"value", "ml"}, {"effect", "NO_SCHEDULE"}}});
-  CreatePool(spot);
-  json resv = Pool("resv-0", "ct5p-hightpu-4t", 1);
-  resv["config"]["reservationAffinity"] = {{"consumeReservationType", "SPECIFIC_RESERVATION"},
-                                           {"key", "compute.googleapis.com/reservation-name"},
-                                           {"values", {"tpu-resv"}}};
-  CreatePool(resv);
-  CreatePool(Pool("handmade", "ct6e-standard-1t", 1));  // no -<index>: a manifest cannot name it
-  // A TPUNodeGroup's parts, made through Compute: a template and a MIG.
-  cloud::InstanceTemplate t;
-  t.name = "v6e-node-template";
-  t.machine_type = "ct6e-standard-4t";
-  t.provisioning_model = "STANDARD";
-  t.source_image = "projects/cos-cloud/global/images/family/cos-stable";
-  t.on_host_maintenance = "TERMINATE";
-  Post(std::string("/compute/v1/projects/") + kProject + "/global/instanceTemplates", cloud::InstanceTemplateToJson(t));
-  cloud::InstanceGroupManager m;
-  m.name = "edge-slice";
-  m.zone = "us-central2-b";
-  m.instance_template = std::string("projects/") + kProject + "/global/instanceTemplates/v6e-node-template";
-  m.base_instance_name = "edge-slice";
-  m.target_size = 1;
-  m.target_size_policy_mode = "INDIVIDUAL";
-  Post(std::string("/compute/v1/projects/") + kProject + "/zones/us-central2-b/instanceGroupManagers",
-       cloud::InstanceGroupManagerToJson(m));
+  SeedHandMadeCapacity();
   emu_->ResetCounters();
 
   const std::string repo = dir_ + "/repo";
@@ -138,23 +165,7 @@ TEST_F(ExportE2ETest, HandMadeCapacityRoundTripsToNoChanges) {
             std::string::npos) << ex.out;
   EXPECT_EQ(emu_->counters().mutating_calls, 0);
 
-  // What was written: only what differs from the defaults, adopt on each.
-  std::string ms = Read(std::string("deploy/") + kProject + "/train/ms.yaml");
-  EXPECT_NE(ms.find("slices: 4"), std::string::npos) << ms;
-  EXPECT_NE(ms.find("tpu-provisioner.io/adopt: \"true\""), std::string::npos) << ms;
-  EXPECT_EQ(ms.find("nodeCount"), std::string::npos) << ms;
-  EXPECT_EQ(ms.find("diskType"), std::string::npos) << ms;
-  EXPECT_EQ(Read(std::string("deploy/") + kProject + "/train/serve.yaml"),
-            "apiVersion: tpu-provisioner.io/v1alpha1\nkind: TPUNodePool\nmetadata:\n  name: serve\n"
-            "  annotations:\n    tpu-provisioner.io/adopt: \"true\"\nspec:\n  accelerator: tpu-v6e-slice\n"
-            "  topology: 2x2\n  nodeCount: 2\n");
-  std::string sp = Read(std::string("deploy/") + kProject + "/train/spot.yaml");
-  EXPECT_NE(sp.find("type: spot"), std::string::npos) << sp;
-  EXPECT_NE(sp.find("effect: NoSchedule"), std::string::npos) << sp;
-  EXPECT_NE(Read(std::string("deploy/") + kProject + "/train/resv.yaml").find("reservation: tpu-resv"),
-            std::string::npos);
-  std::string group = Read(std::string("deploy/") + kProject + "/gce-us-central2-b/edge-slice.tpunodegroup.yaml");
-  EXPECT_NE(group.find("kind: TPUNodeGroup"), std::string::npos) << group;
+  ExpectWrittenFiles();
 
   BinaryRun v = Binary("validate --repo " + repo);
   EXPECT_EQ(v.exit_code, 0) << v.out;

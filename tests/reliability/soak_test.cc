@@ -78,6 +78,42 @@ long Reconciles(DaemonProcess& d) {
   return total;
 }
 
+// Warm-up: the first quarter of the commits (parse cache, connection cache, allocator arenas).
+// Nothing may grow after it.
+void ExpectFlatAfterWarmUp(const std::vector<Sample>& samples, long commits) {
+  // Sockets are the cloud client's connection cache, which
+  // opens and drops connections as a pass's concurrency varies: no more than
+  // kSocketSlack above the warm-up's peak. Other fds (the repository, inotify,
+  // pipes) no more than one above it: the loop never idles here (a drift check
+  // every pass), so a sample can catch a pass with an object file open.
+  // Threads may not exceed the warm-up's peak: an idle daemon has 4, and a
+  // fifth, an endpoint worker serving this test's own polling, comes and goes.
+  constexpr int kSocketSlack = 4;
+  constexpr int kFileSlack = 1;
+  const size_t warm = samples.size() / 4;
+  int warm_sockets = 0, warm_threads = 0, warm_files = 0;
+  for (size_t i = 0; i <= warm; ++i) {
+    warm_sockets = std::max(warm_sockets, samples[i].sockets);
+    warm_threads = std::max(warm_threads, samples[i].threads);
+    warm_files = std::max(warm_files, samples[i].fds - samples[i].sockets);
+  }
+  long rss_min = samples[warm].rss_kb, rss_max = samples[warm].rss_kb;
+  int sockets_max = 0;
+  for (size_t i = warm; i < samples.size(); ++i) {
+    rss_min = std::min(rss_min, samples[i].rss_kb);
+    rss_max = std::max(rss_max, samples[i].rss_kb);
+    sockets_max = std::max(sockets_max, samples[i].sockets);
+    EXPECT_LE(samples[i].threads, warm_threads) << "commit " << samples[i].commit;
+    EXPECT_LE(samples[i].fds - samples[i].sockets, warm_files + kFileSlack) << "commit " << samples[i].commit;
+    EXPECT_LE(samples[i].sockets, warm_sockets + kSocketSlack) << "commit " << samples[i].commit;
+  }
+  EXPECT_LE(rss_max - rss_min, 5 * 1024) << "RSS after warm-up from " << rss_min << " to " << rss_max << " kB";
+  std::printf("soak: %ld reconciles, %ld commits; after warm-up RSS %ld..%ld kB, threads %d, fds %d of which "
+              "sockets up to %d (first sample: RSS %ld kB, threads %d, fds %d)\n",
+              samples.back().reconciles, commits, rss_min, rss_max, samples.back().threads, samples.back().fds,
+              sockets_max, samples.front().rss_kb, samples.front().threads, samples.front().fds);
+}
+
 TEST(SoakTest, RssThreadsAndFdsStayFlatOverReconcilesAndCommits) {
   const long reconciles = EnvOr("TPU_SOAK_RECONCILES", 40);
   const long commits = std::max(1L, EnvOr("TPU_SOAK_COMMITS", 4));
@@ -126,38 +162,7 @@ TEST(SoakTest, RssThreadsAndFdsStayFlatOverReconcilesAndCommits) {
              << s.sockets << std::endl;
   }
 
-  // Warm-up: the first quarter of the commits (parse cache, connection cache, allocator arenas).
-  // Nothing may grow. Sockets are the cloud client's connection cache, which
-  // opens and drops connections as a pass's concurrency varies: no more than
-  // kSocketSlack above the warm-up's peak. Other fds (the repository, inotify,
-  // pipes) no more than one above it: the loop never idles here (a drift check
-  // every pass), so a sample can catch a pass with an object file open.
-  // Threads may not exceed the warm-up's peak: an idle daemon has 4, and a
-  // fifth, an endpoint worker serving this test's own polling, comes and goes.
-  constexpr int kSocketSlack = 4;
-  constexpr int kFileSlack = 1;
-  const size_t warm = samples.size() / 4;
-  int warm_sockets = 0, warm_threads = 0, warm_files = 0;
-  for (size_t i = 0; i <= warm; ++i) {
-    warm_sockets = std::max(warm_sockets, samples[i].sockets);
-    warm_threads = std::max(warm_threads, samples[i].threads);
-    warm_files = std::max(warm_files, samples[i].fds - samples[i].sockets);
-  }
-  long rss_min = samples[warm].rss_kb, rss_max = samples[warm].rss_kb;
-  int sockets_max = 0;
-  for (size_t i = warm; i < samples.size(); ++i) {
-    rss_min = std::min(rss_min, samples[i].rss_kb);
-    rss_max = std::max(rss_max, samples[i].rss_kb);
-    sockets_max = std::max(sockets_max, samples[i].sockets);
-    EXPECT_LE(samples[i].threads, warm_threads) << "commit " << samples[i].commit;
-    EXPECT_LE(samples[i].fds - samples[i].sockets, warm_files + kFileSlack) << "commit " << samples[i].commit;
-    EXPECT_LE(samples[i].sockets, warm_sockets + kSocketSlack) << "commit " << samples[i].commit;
-  }
-  EXPECT_LE(rss_max - rss_min, 5 * 1024) << "RSS after warm-up from " << rss_min << " to " << rss_max << " kB";
-  std::printf("soak: %ld reconciles, %ld commits; after warm-up RSS %ld..%ld kB, threads %d, fds %d of which "
-              "sockets up to %d (first sample: RSS %ld kB, threads %d, fds %d)\n",
-              samples.back().reconciles, commits, rss_min, rss_max, samples.back().threads, samples.back().fds,
-              sockets_max, samples.front().rss_kb, samples.front().threads, samples.front().fds);
+  ExpectFlatAfterWarmUp(samples, commits);
   d.Signal(SIGTERM);
   EXPECT_TRUE(d.WaitExit().has_value());
 }

@@ -11,10 +11,6 @@ constexpr const char* kRed = "\033[31m";
 constexpr const char* kYellow = "\033[33m";
 constexpr const char* kBold = "\033[1m";
 
-bool IsFinal(TaskResult::State s) {
-  return s != TaskResult::State::kPending && s != TaskResult::State::kRunning;
-}
-
 }  // namespace
 
 Progress::Progress(std::FILE* out, ProgressOptions options, SteadyTime start)

@@ -9,8 +9,6 @@ namespace {
 
 using State = TaskResult::State;
 
-bool IsFinal(State s) { return s != State::kPending && s != State::kRunning; }
-
 // "gke:P/L/C" → {P, C}; "" when the lane is not a GKE cluster's.
 struct ClusterOfLane {
   std::string project, location, cluster;

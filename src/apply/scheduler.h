@@ -49,6 +49,11 @@ struct TaskResult {
   int throttled = 0;   // times it came back throttled (429 Too many operations)
 };
 
+// Done, failed, waiting for capacity, skipped or cancelled: nothing more happens to it in this run.
+inline bool IsFinal(TaskResult::State s) {
+  return s != TaskResult::State::kPending && s != TaskResult::State::kRunning;
+}
+
 const char* StateName(TaskResult::State s);
 
 class Scheduler {

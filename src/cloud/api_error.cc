@@ -134,4 +134,13 @@ std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
   return delta.count() > 0 ? delta : std::chrono::seconds(0);
 }
 
+ApiError ParseFailure(const std::string& call, const Status& s) {
+  ApiError e;
+  e.call = call;
+  e.http_status = 200;
+  e.parse_error = true;
+  e.message = s.message();
+  return e;
+}
+
 }  // namespace tpu::cloud

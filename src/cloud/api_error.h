@@ -49,6 +49,8 @@ struct ApiError {
 // error shapes; non-JSON bodies keep the first 200 bytes as the message).
 ApiError ApiErrorFromResponse(const std::string& call, const HttpResponse& response);
 ApiError ApiErrorFromTransport(const std::string& call, Status transport);
+// A 2xx whose body we could not read: the call happened, but its answer is lost.
+ApiError ParseFailure(const std::string& call, const Status& s);
 // Retry-After as seconds or an HTTP date; nullopt if absent or unparseable.
 std::optional<std::chrono::seconds> ParseRetryAfter(const std::string& value,
                                                     std::chrono::system_clock::time_point now);

@@ -8,15 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-ApiError ParseFailure(const std::string& call, const Status& s) {
-  ApiError e;
-  e.call = call;
-  e.http_status = 200;
-  e.parse_error = true;
-  e.message = s.message();
-  return e;
-}
-
 // Fills in the project and scope a Compute operation lives in, when the
 // response did not say (the emulator and old API versions may omit them).
 void FillOperationScope(Operation* op, const std::string& project, const std::string& scope,

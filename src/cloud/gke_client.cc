@@ -4,19 +4,6 @@
 #include "cloud/gke_wire.h"
 
 namespace tpu::cloud {
-namespace {
-
-// A 2xx whose body we could not read: the call happened, but its answer is lost.
-ApiError ParseFailure(const std::string& call, const Status& s) {
-  ApiError e;
-  e.call = call;
-  e.http_status = 200;
-  e.parse_error = true;
-  e.message = s.message();
-  return e;
-}
-
-}  // namespace
 
 std::string ClusterRef::Path() const {
   return "projects/" + project + "/locations/" + location + "/clusters/" + cluster;

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # tpu-provisioner target (scripts/test.sh builds and runs everything).
 scripts/setup.sh --binary-only
 BUILD_DIR=${BUILD_DIR:-build}
-TARGET=tpu-provisioner scripts/build.sh -DTPU_BUILD_TESTS=OFF -DTPU_BUILD_BENCH=OFF
+TARGET=tpu-provisioner scripts/build.sh -DTPU_BUILD_TESTS=OFF -DTPU_BUILD_BENCH=OFF -DTPU_UNITY_LIBS=ON
 bin=$BUILD_DIR/bin/tpu-provisioner
 state=$BUILD_DIR/quickstart-sim.json
 rm -f "$state"

@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # Tests and benchmarks on explicitly: a build directory the quickstart
 # configured has them off.
-scripts/build.sh -DTPU_BUILD_TESTS=ON -DTPU_BUILD_BENCH=ON
+scripts/build.sh -DTPU_BUILD_TESTS=ON -DTPU_BUILD_BENCH=ON -DTPU_UNITY_LIBS=ON
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j"${JOBS:-$(nproc)}" --timeout 300)
 scripts/fuzz_smoke.sh

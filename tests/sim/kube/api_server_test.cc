@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api_test_util.h"
+#include "sim/kube/api_test_util.h"
 
 namespace tpu::kubesim {
 namespace {

@@ -2,7 +2,7 @@
 // managers, force, shared ownership, and fields an applier stops declaring.
 #include <gtest/gtest.h>
 
-#include "api_test_util.h"
+#include "sim/kube/api_test_util.h"
 #include "sim/kube/api_server.h"
 
 namespace tpu::kubesim {

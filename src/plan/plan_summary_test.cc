@@ -13,8 +13,8 @@
 #include "plan/plan_json.h"
 #include "plan/planner.h"
 #include "plan/render_text.h"
-#include "fleet_plan.h"
-#include "plan_test_util.h"
+#include "plan/fleet_plan.h"
+#include "plan/plan_test_util.h"
 
 namespace tpu::plan {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "manifest/loader.h"
-#include "fake_tree.h"
+#include "manifest/fake_tree.h"
 
 namespace tpu::manifest {
 namespace {

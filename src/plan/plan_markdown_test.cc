@@ -12,8 +12,8 @@
 #include "manifest/loader.h"
 #include "plan/planner.h"
 #include "plan/render_markdown.h"
-#include "fleet_plan.h"
-#include "plan_test_util.h"
+#include "plan/fleet_plan.h"
+#include "plan/plan_test_util.h"
 
 namespace tpu::plan {
 namespace {

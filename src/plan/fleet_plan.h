@@ -5,7 +5,7 @@
 #include <string>
 
 #include "plan/planner.h"
-#include "plan_test_util.h"
+#include "plan/plan_test_util.h"
 
 namespace tpu::plan::testing {
 

@@ -2,7 +2,7 @@
 // bookmarks, and 410 Gone once the history window has moved past the start.
 #include <gtest/gtest.h>
 
-#include "api_test_util.h"
+#include "sim/kube/api_test_util.h"
 #include "sim/kube/api_server.h"
 
 namespace tpu::kubesim {

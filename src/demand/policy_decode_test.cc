@@ -2,7 +2,7 @@
 // file:line:col errors for what the schema and the catalog refuse.
 #include <gtest/gtest.h>
 
-#include "../manifest/fake_tree.h"
+#include "manifest/fake_tree.h"
 #include "manifest/loader.h"
 
 namespace tpu::manifest {

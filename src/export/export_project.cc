@@ -10,6 +10,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "catalog/catalog.h"
+#include "export/pool_spec.h"
+#include "export/yaml_emit.h"
 #include "manifest/types.h"
 #include "plan/capacity_shape.h"
 #include "plan/desired.h"
@@ -18,16 +20,6 @@
 
 namespace tpu::exporter {
 namespace {
-
-// The scopes GKE gives a node pool whose create says none (GKE's node
-// service-account defaults; the emulator fills the same list).
-const std::vector<std::string>& DefaultScopes() {
-  static const std::vector<std::string> s = plan::NormalScopes(
-      {"devstorage.read_only", "logging.write", "monitoring", "service.management.readonly", "servicecontrol",
-       "trace.append"});
-  return s;
-}
-
 // "v6e-0" → {"v6e", 0}; nullopt when the name has no -<index> suffix (or a
 // zero-padded one, which `<name>-<i>` never makes).
 std::optional<std::pair<std::string, int>> SplitSlice(const std::string& name) {
@@ -40,227 +32,47 @@ std::optional<std::pair<std::string, int>> SplitSlice(const std::string& name) {
   return std::make_pair(name.substr(0, dash), std::stoi(digits));
 }
 
-std::string KubeEffect(const std::string& gke) {
-  if (gke == "NO_SCHEDULE") return "NoSchedule";
-  if (gke == "PREFER_NO_SCHEDULE") return "PreferNoSchedule";
-  if (gke == "NO_EXECUTE") return "NoExecute";
-  return gke;
+// A TPUNodeGroup's instanceConfig read back from its template; the bootstrap
+// keys of the metadata become bootstrapKubernetes.
+manifest::TPUNodeGroup::InstanceConfig InstanceConfigOf(
+    const cloud::InstanceTemplate& it, std::optional<manifest::TPUNodeGroup::BootstrapKubernetes>* boot) {
+  manifest::TPUNodeGroup::InstanceConfig ic;
+  ic.machine_type = it.machine_type;
+  if (it.provisioning_model == "SPOT") ic.provisioning_model = manifest::ProvisioningModel::kSpot;
+  if (it.provisioning_model == "RESERVATION_BOUND")
+    ic.provisioning_model = manifest::ProvisioningModel::kReservationBound;
+  ic.reservation = it.reservation;
+  ic.image = it.source_image;
+  ic.subnetwork = it.subnetwork;
+  ic.boot_disk_size_gb = it.boot_disk_size_gb;
+  ic.disk_type = it.disk_type;
+  ic.service_accounts = it.service_accounts;
+  ic.network_tags = it.network_tags;
+  ic.metadata = it.metadata;
+  auto v = ic.metadata.find("kubernetes-version");
+  auto ip = ic.metadata.find("kubernetes-control-plane-ip");
+  if (v != ic.metadata.end() && ip != ic.metadata.end()) {
+    *boot = manifest::TPUNodeGroup::BootstrapKubernetes{v->second, ip->second};
+    ic.metadata.erase("kubernetes-version");
+    ic.metadata.erase("kubernetes-control-plane-ip");
+  }
+  return ic;
 }
 
-YAML::Node StringMapNode(const cloud::StringMap& m) {
-  YAML::Node n(YAML::NodeType::Map);
-  for (const auto& [k, v] : m) n[k] = v;
+// spec.instanceConfig: what differs from the defaults.
+YAML::Node InstanceConfigNode(const manifest::TPUNodeGroup::InstanceConfig& ic, const std::string& provisioning_model) {
+  YAML::Node n;
+  n["machineType"] = ic.machine_type;
+  if (!provisioning_model.empty() && provisioning_model != "STANDARD") n["provisioningModel"] = provisioning_model;
+  if (!ic.reservation.empty()) n["reservation"] = ic.reservation;
+  if (!ic.image.empty()) n["image"] = ic.image;
+  if (!ic.subnetwork.empty()) n["subnetwork"] = ic.subnetwork;
+  if (ic.boot_disk_size_gb) n["bootDiskSizeGB"] = *ic.boot_disk_size_gb;
+  if (ic.disk_type) n["diskType"] = *ic.disk_type;
+  if (!ic.service_accounts.empty()) n["serviceAccounts"] = ListNode(ic.service_accounts);
+  if (!ic.network_tags.empty()) n["networkTags"] = ListNode(ic.network_tags);
+  if (!ic.metadata.empty()) n["metadata"] = StringMapNode(ic.metadata);
   return n;
-}
-
-YAML::Node ListNode(const std::vector<std::string>& v) {
-  YAML::Node n(YAML::NodeType::Sequence);
-  for (const auto& s : v) n.push_back(s);
-  n.SetStyle(YAML::EmitterStyle::Flow);
-  return n;
-}
-
-// Fields that are numbers or booleans in the schemas; every other scalar is a string.
-bool IsNumberField(const std::string& key) {
-  static const std::set<std::string> kNumbers = {"nodeCount", "slices", "minNodeCount", "maxNodeCount",
-                                                 "diskSizeGb", "bootDiskSizeGB", "autoRepair", "autoUpgrade",
-                                                 "enabled"};
-  return kNumbers.count(key) > 0;
-}
-
-// A string YAML would read as something else (a bool, a null, a number).
-bool NeedsQuotes(const std::string& s) {
-  static const std::set<std::string> kWords = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
-                                               "True", "False", "Yes", "No", "On", "Off", "TRUE", "FALSE",
-                                               "YES", "NO", "ON", "OFF", "Null", "NULL", "Y", "N"};
-  if (s.empty() || kWords.count(s)) return true;
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  bool digits = i < s.size();
-  for (; i < s.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(s[i])) && s[i] != '.' && s[i] != 'e' && s[i] != 'E' && s[i] != '_')
-      digits = false;
-  return digits;
-}
-
-void EmitNode(YAML::Emitter& e, const YAML::Node& n, const std::string& key) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map:
-      e << YAML::BeginMap;
-      for (auto it = n.begin(); it != n.end(); ++it) {
-        std::string k = it->first.as<std::string>();
-        e << YAML::Key << k << YAML::Value;
-        EmitNode(e, it->second, k);
-      }
-      e << YAML::EndMap;
-      break;
-    case YAML::NodeType::Sequence:
-      e << (n.Style() == YAML::EmitterStyle::Flow ? YAML::Flow : YAML::Block) << YAML::BeginSeq;
-      for (const auto& item : n) EmitNode(e, item, "");
-      e << YAML::EndSeq;
-      break;
-    default: {
-      const std::string& v = n.Scalar();
-      if (!IsNumberField(key) && (NeedsQuotes(v) || key == "version")) e << YAML::DoubleQuoted << v;
-      else e << v;
-    }
-  }
-}
-
-std::string Emit(const YAML::Node& doc) {
-  YAML::Emitter e;
-  EmitNode(e, doc, "");
-  return std::string(e.c_str()) + "\n";
-}
-
-YAML::Node Header(const char* api_version, const char* kind, const std::string& name) {
-  YAML::Node doc;
-  doc["apiVersion"] = api_version;
-  doc["kind"] = kind;
-  doc["metadata"]["name"] = name;
-  return doc;
-}
-
-void Annotate(YAML::Node& doc, const manifest::Annotations& a) {
-  YAML::Node an(YAML::NodeType::Map);
-  if (a.adopt) an["tpu-provisioner.io/adopt"] = "true";
-  if (a.prevent_destroy) an["tpu-provisioner.io/prevent-destroy"] = "true";
-  if (a.abandon) an["tpu-provisioner.io/deletion-policy"] = "abandon";
-  if (an.size()) doc["metadata"]["annotations"] = an;
-}
-
-// One slice's spec as a manifest would say it, or why it cannot be said.
-struct PoolSpec {
-  YAML::Node spec;
-  manifest::Annotations annotations;
-  std::string text;  // the spec emitted: slices of one set must agree on it
-  std::string why_not;
-};
-
-PoolSpec SpecOfPool(const cloud::NodePool& lp, const cloud::Cluster& c, const std::string& target_key,
-                    const std::map<std::string, std::string>& policy_topologies) {
-  PoolSpec out;
-  const catalog::Generation* gen = catalog::GenerationOfMachineType(lp.machine_type);
-  plan::CapacityShape shape = plan::ShapeOfPool(lp, policy_topologies);
-  if (!gen || shape.topology.empty()) {
-    out.why_not = "its TPU topology is unknown";
-    return out;
-  }
-  auto resolved = catalog::ResolveShape(gen->accelerator, shape.topology, lp.machine_type);
-  auto derived = catalog::ResolveShape(gen->accelerator, shape.topology);
-  if (!resolved.ok()) {
-    out.why_not = resolved.status().message();
-    return out;
-  }
-  YAML::Node& s = out.spec;
-  s["accelerator"] = gen->accelerator;
-  s["topology"] = shape.topology;
-  if (!derived.ok() || derived->machine_type.name != lp.machine_type) s["machineType"] = lp.machine_type;
-  if (lp.locations.size() == 1 && lp.locations[0] != c.location) s["location"] = lp.locations[0];
-  else if (lp.locations.size() > 1) {
-    out.why_not = "it spans several zones (a TPUNodePool names one)";
-    return out;
-  }
-  const bool multi = resolved->multi_host;
-  if (lp.placement_policy && !lp.placement_policy->policy_name.empty() && multi) {
-    std::string policy = plan::LastSegment(lp.placement_policy->policy_name);
-    // The default name is "<name>-wp"; written only when it differs (checked by the caller).
-    s["workloadPolicy"] = policy;
-  }
-
-  // Capacity.
-  if (lp.flex_start) {
-    s["capacity"]["type"] = "flexStart";
-  } else if (lp.spot) {
-    s["capacity"]["type"] = "spot";
-  } else if (lp.reservation_affinity && lp.reservation_affinity->consume_reservation_type == "SPECIFIC_RESERVATION" &&
-             !lp.reservation_affinity->values.empty()) {
-    const std::string& v = lp.reservation_affinity->values[0];
-    s["capacity"]["type"] = "reservation";
-    const std::string prefix = "projects/";
-    size_t r = v.find("/reservations/");
-    if (v.rfind(prefix, 0) == 0 && r != std::string::npos) {
-      std::string project = v.substr(prefix.size(), r - prefix.size());
-      s["capacity"]["reservation"] = v.substr(r + 14);
-      if (project != c.project) s["capacity"]["reservationProject"] = project;
-    } else {
-      s["capacity"]["reservation"] = v;
-    }
-  } else if (lp.reservation_affinity && lp.reservation_affinity->consume_reservation_type == "ANY_RESERVATION") {
-    out.why_not = "it consumes any reservation (a TPUNodePool names one)";
-    return out;
-  }
-
-  // Size.
-  const bool autoscaled = lp.autoscaling && lp.autoscaling->enabled;
-  if (autoscaled && !lp.flex_start) {
-    YAML::Node as(YAML::NodeType::Map);
-    if (!multi) {
-      if (lp.autoscaling->min_node_count) as["minNodeCount"] = lp.autoscaling->min_node_count;
-      as["maxNodeCount"] = lp.autoscaling->max_node_count;
-    }
-    s["autoscaling"] = as;
-  } else if (lp.flex_start && !multi && lp.autoscaling) {
-    s["autoscaling"]["maxNodeCount"] = lp.autoscaling->max_node_count;
-  } else if (!multi && lp.node_count != resolved->vms) {
-    s["nodeCount"] = lp.node_count;
-  }
-
-  // nodeConfig: what someone set, without what GKE adds or defaults.
-  YAML::Node nc(YAML::NodeType::Map);
-  cloud::StringMap labels;
-  for (const auto& [k, v] : lp.labels.value_or(cloud::StringMap{}))
-    if (!plan::IsSystemNodeLabel(k)) labels[k] = v;
-  if (!labels.empty()) nc["labels"] = StringMapNode(labels);
-  std::vector<cloud::NodeTaint> taints = plan::NormalTaints(lp.taints.value_or(std::vector<cloud::NodeTaint>{}));
-  if (!taints.empty()) {
-    YAML::Node tn(YAML::NodeType::Sequence);
-    for (const auto& t : taints) {
-      YAML::Node one;
-      one["key"] = t.key;
-      if (!t.value.empty()) one["value"] = t.value;
-      one["effect"] = KubeEffect(t.effect);
-      tn.push_back(one);
-    }
-    nc["taints"] = tn;
-  }
-  plan::Ownership own = plan::PoolOwnership(lp, target_key);
-  const cloud::StringMap rl = lp.resource_labels.value_or(cloud::StringMap{});
-  out.annotations.adopt = own != plan::Ownership::kOwned;
-  out.annotations.prevent_destroy = own == plan::Ownership::kOwned && rl.count(plan::kPreventDestroyLabel);
-  out.annotations.abandon = own == plan::Ownership::kOwned && rl.count(plan::kDeletionPolicyLabel);
-  // A manifest that sets resourceLabels owns the whole set, markers included:
-  // on a pool still to adopt that would be a change, so they wait for the adoption.
-  if (own == plan::Ownership::kOwned) {
-    cloud::StringMap mine;
-    for (const auto& [k, v] : rl)
-      if (!plan::IsSystemResourceLabel(k) && k != cloud::kManagedLabel && k != cloud::kTargetHashLabel &&
-          k != plan::kPreventDestroyLabel && k != plan::kDeletionPolicyLabel)
-        mine[k] = v;
-    if (!mine.empty()) nc["resourceLabels"] = StringMapNode(mine);
-  }
-  if (lp.service_account && !lp.service_account->empty() && *lp.service_account != "default")
-    nc["serviceAccount"] = *lp.service_account;
-  if (lp.oauth_scopes && plan::NormalScopes(*lp.oauth_scopes) != DefaultScopes())
-    nc["oauthScopes"] = ListNode(plan::NormalScopes(*lp.oauth_scopes));
-  if (lp.disk_size_gb && *lp.disk_size_gb != plan::kDefaultDiskSizeGb) nc["diskSizeGb"] = *lp.disk_size_gb;
-  if (lp.disk_type && !lp.disk_type->empty() && *lp.disk_type != plan::kDefaultDiskType)
-    nc["diskType"] = *lp.disk_type;
-  if (lp.image_type && !plan::EqualsIgnoreCase(*lp.image_type, "COS_CONTAINERD")) nc["imageType"] = *lp.image_type;
-  if (lp.tags && !lp.tags->empty()) nc["tags"] = ListNode(*lp.tags);
-  cloud::StringMap md = lp.metadata.value_or(cloud::StringMap{});
-  if (auto it = md.find("disable-legacy-endpoints"); it != md.end() && it->second == "true") md.erase(it);
-  if (!md.empty()) nc["metadata"] = StringMapNode(md);
-  if (nc.size()) s["nodeConfig"] = nc;
-
-  if (lp.management && !lp.flex_start && (!lp.management->auto_repair || !lp.management->auto_upgrade)) {
-    if (!lp.management->auto_repair) s["management"]["autoRepair"] = false;
-    if (!lp.management->auto_upgrade) s["management"]["autoUpgrade"] = false;
-  } else if (lp.flex_start && lp.management && !lp.management->auto_upgrade) {
-    s["management"]["autoUpgrade"] = false;
-  }
-  out.text = Emit(s) + (out.annotations.adopt ? "adopt" : "") + (out.annotations.prevent_destroy ? "pd" : "") +
-             (out.annotations.abandon ? "ab" : "");
-  return out;
 }
 
 struct Exporter {
@@ -385,27 +197,8 @@ struct Exporter {
     g.node_count = m.target_size;
     g.topology = topology;
     if (m.target_size_policy_mode == "BULK") g.target_size_policy_mode = manifest::TargetSizePolicyMode::kBulk;
-    manifest::TPUNodeGroup::InstanceConfig ic;
-    ic.machine_type = it.machine_type;
-    if (it.provisioning_model == "SPOT") ic.provisioning_model = manifest::ProvisioningModel::kSpot;
-    if (it.provisioning_model == "RESERVATION_BOUND")
-      ic.provisioning_model = manifest::ProvisioningModel::kReservationBound;
-    ic.reservation = it.reservation;
-    ic.image = it.source_image;
-    ic.subnetwork = it.subnetwork;
-    ic.boot_disk_size_gb = it.boot_disk_size_gb;
-    ic.disk_type = it.disk_type;
-    ic.service_accounts = it.service_accounts;
-    ic.network_tags = it.network_tags;
-    ic.metadata = it.metadata;
     std::optional<manifest::TPUNodeGroup::BootstrapKubernetes> boot;
-    auto v = ic.metadata.find("kubernetes-version");
-    auto ip = ic.metadata.find("kubernetes-control-plane-ip");
-    if (v != ic.metadata.end() && ip != ic.metadata.end()) {
-      boot = manifest::TPUNodeGroup::BootstrapKubernetes{v->second, ip->second};
-      ic.metadata.erase("kubernetes-version");
-      ic.metadata.erase("kubernetes-control-plane-ip");
-    }
+    const manifest::TPUNodeGroup::InstanceConfig ic = InstanceConfigOf(it, &boot);
     g.instance_config = ic;
     g.bootstrap_kubernetes = boot;
     g.annotations.adopt = !owned;
@@ -428,19 +221,7 @@ struct Exporter {
     s["topology"] = topology;
     if (g.target_size_policy_mode == manifest::TargetSizePolicyMode::kBulk) s["targetSizePolicyMode"] = "BULK";
     if (same_template) {
-      YAML::Node n;
-      n["machineType"] = ic.machine_type;
-      if (!it.provisioning_model.empty() && it.provisioning_model != "STANDARD")
-        n["provisioningModel"] = it.provisioning_model;
-      if (!ic.reservation.empty()) n["reservation"] = ic.reservation;
-      if (!ic.image.empty()) n["image"] = ic.image;
-      if (!ic.subnetwork.empty()) n["subnetwork"] = ic.subnetwork;
-      if (ic.boot_disk_size_gb) n["bootDiskSizeGB"] = *ic.boot_disk_size_gb;
-      if (ic.disk_type) n["diskType"] = *ic.disk_type;
-      if (!ic.service_accounts.empty()) n["serviceAccounts"] = ListNode(ic.service_accounts);
-      if (!ic.network_tags.empty()) n["networkTags"] = ListNode(ic.network_tags);
-      if (!ic.metadata.empty()) n["metadata"] = StringMapNode(ic.metadata);
-      s["instanceConfig"] = n;
+      s["instanceConfig"] = InstanceConfigNode(ic, it.provisioning_model);
       if (boot) {
         s["bootstrapKubernetes"]["version"] = boot->version;
         s["bootstrapKubernetes"]["controlPlaneIP"] = boot->control_plane_ip;

@@ -106,36 +106,25 @@ std::string ReservationValue(const LeaderPod& leader) {
   return "projects/" + leader.reservation_project + "/reservations/" + leader.reservation;
 }
 
-Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const ClusterRef& cluster,
-                                const LeaderPod& leader) {
-  const catalog::Generation* gen = catalog::FindGeneration(leader.accelerator);
-  if (!gen) return Status::InvalidArgument("unknown TPU accelerator " + leader.accelerator);
-  if (!Contains(policy.accelerators, gen->accelerator))
-    return Status::PermissionDenied("accelerator " + gen->accelerator +
-                                    " is not allowed by Cluster spec.demand.accelerators (" +
-                                    Join(policy.accelerators) + ")");
-  if (!policy.topologies.empty() && !Contains(policy.topologies, leader.topology))
-    return Status::PermissionDenied("topology " + leader.topology +
-                                    " is not allowed by Cluster spec.demand.topologies (" +
-                                    Join(policy.topologies) + ")");
+namespace {
 
-  // The TPU request is the chips of one VM: it picks the machine type.
+// The TPU request is the chips of one VM: it picks the machine type.
+Result<std::string> MachineTypeFor(const manifest::DemandPolicy& policy, const catalog::Generation& gen,
+                                   const LeaderPod& leader) {
   const int per_vm = leader.Request(policy.tpu_resource);
-  std::string machine_type;
-  for (const auto& mt : gen->machine_types)
-    if (mt.chips_per_vm == per_vm) machine_type = mt.name;
-  if (machine_type.empty()) {
-    std::string sizes;
-    for (const auto& mt : gen->machine_types) sizes += (sizes.empty() ? "" : ", ") + std::to_string(mt.chips_per_vm);
-    return Status::InvalidArgument(policy.tpu_resource + " request " + std::to_string(per_vm) +
-                                   " matches no " + gen->name + " machine type (chips per VM: " + sizes + ")");
-  }
-  auto shape = catalog::ResolveShape(gen->accelerator, leader.topology, machine_type);
-  if (!shape.ok()) return shape.status();
+  for (const auto& mt : gen.machine_types)
+    if (mt.chips_per_vm == per_vm) return mt.name;
+  std::string sizes;
+  for (const auto& mt : gen.machine_types) sizes += (sizes.empty() ? "" : ", ") + std::to_string(mt.chips_per_vm);
+  return Status::InvalidArgument(policy.tpu_resource + " request " + std::to_string(per_vm) + " matches no " +
+                                 gen.name + " machine type (chips per VM: " + sizes + ")");
+}
 
-  // Spot and a reservation together are refused: a spot VM is not a reserved
-  // one, so the pod would get capacity it did not ask for (the original made a
-  // spot pool with reservation affinity and left the outcome to the cloud).
+// The capacity type the pod selects, if the policy allows it. Spot and a
+// reservation together are refused: a spot VM is not a reserved one, so the
+// pod would get capacity it did not ask for (the original made a spot pool
+// with reservation affinity and left the outcome to the cloud).
+Result<manifest::CapacityType> CapacityFor(const manifest::DemandPolicy& policy, const LeaderPod& leader) {
   if (leader.spot && !leader.reservation.empty())
     return Status::InvalidArgument("the pod selects both spot (cloud.google.com/gke-spot) and reservation " +
                                    ReservationValue(leader) + " (cloud.google.com/reservation-name); choose one");
@@ -145,30 +134,17 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
   manifest::CapacityType capacity = manifest::CapacityType::kOnDemand;
   if (leader.spot) capacity = manifest::CapacityType::kSpot;
   if (!leader.reservation.empty()) capacity = manifest::CapacityType::kReservation;
-  if (std::find(policy.capacity_types.begin(), policy.capacity_types.end(), capacity) ==
-      policy.capacity_types.end()) {
-    std::vector<std::string> allowed;
-    for (auto t : policy.capacity_types) allowed.push_back(CapacityName(t));
-    return Status::PermissionDenied(std::string("capacity type ") + CapacityName(capacity) +
-                                    " is not allowed by Cluster spec.demand.capacityTypes (" +
-                                    Join(allowed) + ")");
-  }
-  std::string zone = NodeZone(policy, cluster);
-  if (zone.empty())
-    return Status::FailedPrecondition("Cluster spec.demand.zone is not set and the cluster's location " +
-                                      cluster.location + " is a region");
+  if (std::find(policy.capacity_types.begin(), policy.capacity_types.end(), capacity) !=
+      policy.capacity_types.end())
+    return capacity;
+  std::vector<std::string> allowed;
+  for (auto t : policy.capacity_types) allowed.push_back(CapacityName(t));
+  return Status::PermissionDenied(std::string("capacity type ") + CapacityName(capacity) +
+                                  " is not allowed by Cluster spec.demand.capacityTypes (" + Join(allowed) + ")");
+}
 
-  SliceRequest r;
-  r.shape = *shape;
-  r.hosts = shape->vms;
-  r.chips = shape->chips;
-  cloud::NodePool& p = r.pool;
-  p.name = PoolName(leader.jobset, leader.job_key);
-  p.machine_type = machine_type;
-  p.node_count = shape->vms;
-  p.locations = {zone};
-
-  // Node options: the pod's annotations where the original reads them, else the policy.
+// Node options: the pod's annotations where the original reads them, else the policy.
+Status SetNodeOptions(const manifest::DemandPolicy& policy, const LeaderPod& leader, cloud::NodePool& p) {
   std::string sa = policy.service_account;
   if (leader.node_service_account && *leader.node_service_account != sa) {
     if (!Contains(policy.allowed_service_accounts, *leader.node_service_account))
@@ -193,9 +169,15 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
     p.secondary_boot_disks = {{policy.secondary_boot_disk, "CONTAINER_IMAGE_CACHE"}};
   if (!policy.disk_type.empty()) p.disk_type = policy.disk_type;
   if (!policy.boot_disk_kms_key.empty()) p.boot_disk_kms_key = policy.boot_disk_kms_key;
+  return Status::OK();
+}
 
+// Node labels: the policy's, the pod's passed-through selectors and copied
+// labels, and the JobSet's. Returns the selectors that shape the pool (for its
+// spec hash).
+std::string SetNodeLabels(const manifest::DemandPolicy& policy, const LeaderPod& leader, cloud::NodePool& p) {
   cloud::StringMap labels = policy.node_labels;
-  std::string selected;  // the selectors that shape the pool, for its spec hash
+  std::string selected;
   for (const auto& [k, v] : leader.node_selector) {
     if (!PassedThrough(k)) continue;
     labels[k] = v;
@@ -208,21 +190,14 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
   labels[kNodeJobSetLabel] = leader.jobset;
   labels[kNodeNamespaceLabel] = leader.ns;
   p.labels = std::move(labels);
+  return selected;
+}
 
-  std::string reservation = ReservationValue(leader);
-  r.spec = plan::Fnv1aHex(machine_type + "|" + std::to_string(shape->vms) + "|" + leader.topology + "|" +
-                          (leader.spot ? "spot" : "") + "|" + reservation + "|" + selected);
-  p.resource_labels = cloud::StringMap{{kOwnerLabel, kOwnerWorkload},
-                                       {kPoolJobSetLabel, leader.jobset},
-                                       {kPoolNamespaceLabel, leader.ns},
-                                       {kPoolJobKeyLabel, leader.job_key.substr(0, 63)},
-                                       {kPoolSpecLabel, r.spec}};
-  if (!leader.jobset_uid.empty()) (*p.resource_labels)[kPoolJobSetUidLabel] = leader.jobset_uid;
-  // Training runs for days: no auto-upgrade (as the TPU Provisioner), repairs
-  // on. A cluster in a release channel refuses auto-upgrade off (400
-  // "Auto_upgrade cannot be false when release_channel … is set."): there
-  // GKE's defaults apply.
-  if (cluster.release_channel.empty()) p.management = cloud::NodeManagement{true, false};
+// Spot's taint, a reservation's affinity, and the slice's placement (a
+// compact placement or, for tpu7x, a workload policy of its own).
+void SetCapacityAndPlacement(manifest::CapacityType capacity, const std::string& reservation,
+                             const catalog::Shape& shape, const std::string& zone, SliceRequest& r) {
+  cloud::NodePool& p = r.pool;
   if (capacity == manifest::CapacityType::kSpot) {
     p.spot = true;
     // The taint GKE's node auto-provisioning puts on Spot nodes, as the original does.
@@ -235,23 +210,77 @@ Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const Clus
     ra.values = {reservation};
     p.reservation_affinity = std::move(ra);
   }
-  switch (shape->placement) {
+  switch (shape.placement) {
     case catalog::Placement::kNone: break;
     case catalog::Placement::kCompact:
-      p.placement_policy = cloud::PlacementPolicy{"COMPACT", shape->topology, ""};
+      p.placement_policy = cloud::PlacementPolicy{"COMPACT", shape.topology, ""};
       break;
     case catalog::Placement::kWorkloadPolicy: {
       cloud::WorkloadPolicy wp;
       wp.name = p.name + "-wp";
       wp.region = zone.substr(0, zone.size() - 2);
       wp.type = "HIGH_THROUGHPUT";
-      wp.accelerator_topology = shape->topology;
+      wp.accelerator_topology = shape.topology;
       wp.description = WorkloadPolicyDescription(p.name);
       p.placement_policy = cloud::PlacementPolicy{"", "", wp.name};
       r.workload_policy = std::move(wp);
       break;
     }
   }
+}
+
+}  // namespace
+
+Result<SliceRequest> BuildSlice(const manifest::DemandPolicy& policy, const ClusterRef& cluster,
+                                const LeaderPod& leader) {
+  const catalog::Generation* gen = catalog::FindGeneration(leader.accelerator);
+  if (!gen) return Status::InvalidArgument("unknown TPU accelerator " + leader.accelerator);
+  if (!Contains(policy.accelerators, gen->accelerator))
+    return Status::PermissionDenied("accelerator " + gen->accelerator +
+                                    " is not allowed by Cluster spec.demand.accelerators (" +
+                                    Join(policy.accelerators) + ")");
+  if (!policy.topologies.empty() && !Contains(policy.topologies, leader.topology))
+    return Status::PermissionDenied("topology " + leader.topology +
+                                    " is not allowed by Cluster spec.demand.topologies (" +
+                                    Join(policy.topologies) + ")");
+  auto machine_type = MachineTypeFor(policy, *gen, leader);
+  if (!machine_type.ok()) return machine_type.status();
+  auto shape = catalog::ResolveShape(gen->accelerator, leader.topology, *machine_type);
+  if (!shape.ok()) return shape.status();
+  auto capacity = CapacityFor(policy, leader);
+  if (!capacity.ok()) return capacity.status();
+  std::string zone = NodeZone(policy, cluster);
+  if (zone.empty())
+    return Status::FailedPrecondition("Cluster spec.demand.zone is not set and the cluster's location " +
+                                      cluster.location + " is a region");
+
+  SliceRequest r;
+  r.shape = *shape;
+  r.hosts = shape->vms;
+  r.chips = shape->chips;
+  cloud::NodePool& p = r.pool;
+  p.name = PoolName(leader.jobset, leader.job_key);
+  p.machine_type = *machine_type;
+  p.node_count = shape->vms;
+  p.locations = {zone};
+  if (Status s = SetNodeOptions(policy, leader, p); !s.ok()) return s;
+  const std::string selected = SetNodeLabels(policy, leader, p);
+
+  std::string reservation = ReservationValue(leader);
+  r.spec = plan::Fnv1aHex(*machine_type + "|" + std::to_string(shape->vms) + "|" + leader.topology + "|" +
+                          (leader.spot ? "spot" : "") + "|" + reservation + "|" + selected);
+  p.resource_labels = cloud::StringMap{{kOwnerLabel, kOwnerWorkload},
+                                       {kPoolJobSetLabel, leader.jobset},
+                                       {kPoolNamespaceLabel, leader.ns},
+                                       {kPoolJobKeyLabel, leader.job_key.substr(0, 63)},
+                                       {kPoolSpecLabel, r.spec}};
+  if (!leader.jobset_uid.empty()) (*p.resource_labels)[kPoolJobSetUidLabel] = leader.jobset_uid;
+  // Training runs for days: no auto-upgrade (as the TPU Provisioner), repairs
+  // on. A cluster in a release channel refuses auto-upgrade off (400
+  // "Auto_upgrade cannot be false when release_channel … is set."): there
+  // GKE's defaults apply.
+  if (cluster.release_channel.empty()) p.management = cloud::NodeManagement{true, false};
+  SetCapacityAndPlacement(*capacity, reservation, *shape, zone, r);
   return r;
 }
 

@@ -27,30 +27,31 @@ std::optional<DirField> ReadDirField(const YamlDocument& d, const YamlNode* map,
   return DirField{v->text, field, v->line, v->column};
 }
 
-void DecodeDocument(const YamlDocument& d, SchemaChecker& checker, ParsedFile* out) {
+// The document's kind and apiVersion; null (with the error in `out`) when it
+// is not a manifest of a kind we know.
+const KindInfo* CheckHeader(const YamlDocument& d, ParsedFile* out) {
   const YamlNode& root = d.root();
-  size_t first_error = out->errors.size();
   auto fail = [&](const YamlNode& at, std::string field, std::string message) {
     out->errors.push_back({at.line, at.column, std::move(field), std::move(message)});
   };
   if (root.type != YamlNode::Type::kMap) {
     fail(root, "", "expected a manifest (a map with apiVersion, kind, metadata and spec), got a " +
                        std::string(root.type == YamlNode::Type::kSeq ? "list" : "scalar"));
-    return;
+    return nullptr;
   }
   const YamlNode* kind = d.Find(root, "kind");
   const YamlNode* api = d.Find(root, "apiVersion");
   const std::string expected_kinds = "TPUNodePool, TPUNodeGroup or Cluster";
   if (!kind) {
     fail(root, "kind", "required field is missing (expected " + expected_kinds + ")");
-    return;
+    return nullptr;
   }
   const KindInfo* info = nullptr;
   for (const auto& k : kKinds)
     if (kind->type == YamlNode::Type::kString && kind->text == k.kind) info = &k;
   if (!info) {
     fail(*kind, "kind", "unknown kind \"" + kind->text + "\" (expected " + expected_kinds + ")");
-    return;
+    return nullptr;
   }
   if (!api) {
     fail(*d.FindKey(root, "kind"), "apiVersion",
@@ -59,32 +60,13 @@ void DecodeDocument(const YamlDocument& d, SchemaChecker& checker, ParsedFile* o
     fail(*api, "apiVersion", "unknown apiVersion \"" + api->text + "\" for kind " + info->kind + " (expected " +
                                  info->api_version + ")");
   }
+  return info;
+}
 
-  std::set<std::string> bad;
-  std::vector<DocError> schema_errors;
-  checker.Check(info->value, d, &schema_errors, &bad);
-  for (auto& e : schema_errors)
-    if (e.field != "apiVersion" && e.field != "kind") out->errors.push_back(std::move(e));
-
-  ParsedDoc doc;
-  doc.kind = info->value;
-  const YamlNode* kind_key = d.FindKey(root, "kind");
-  doc.line = kind_key->line;
-  doc.column = kind_key->column;
-  const YamlNode* metadata = d.Find(root, "metadata");
-  if (const YamlNode* name = metadata ? d.Find(*metadata, "name") : nullptr;
-      name && name->type == YamlNode::Type::kString) {
-    doc.name = name->text;
-    doc.name_line = name->line;
-    doc.name_column = name->column;
-  }
-  const YamlNode* spec = d.Find(root, "spec");
-  doc.project = ReadDirField(d, spec, "project", "spec.project");
-
-  DocReader reader(d, &out->errors, &bad);
-  if (metadata && metadata->type == YamlNode::Type::kMap)
-    CheckLabels(reader, d.Find(*metadata, "labels"), "metadata.labels");
-  switch (info->value) {
+// The typed object of `doc.kind` from its spec (and metadata).
+void DecodeBody(const YamlDocument& d, DocReader& reader, const YamlNode* metadata, const YamlNode* spec,
+                ParsedDoc& doc) {
+  switch (doc.kind) {
     case Kind::kTPUNodePool: {
       TPUNodePool pool;
       pool.name = doc.name;
@@ -114,6 +96,39 @@ void DecodeDocument(const YamlDocument& d, SchemaChecker& checker, ParsedFile* o
       break;
     }
   }
+}
+
+void DecodeDocument(const YamlDocument& d, SchemaChecker& checker, ParsedFile* out) {
+  const YamlNode& root = d.root();
+  size_t first_error = out->errors.size();
+  const KindInfo* info = CheckHeader(d, out);
+  if (!info) return;
+
+  std::set<std::string> bad;
+  std::vector<DocError> schema_errors;
+  checker.Check(info->value, d, &schema_errors, &bad);
+  for (auto& e : schema_errors)
+    if (e.field != "apiVersion" && e.field != "kind") out->errors.push_back(std::move(e));
+
+  ParsedDoc doc;
+  doc.kind = info->value;
+  const YamlNode* kind_key = d.FindKey(root, "kind");
+  doc.line = kind_key->line;
+  doc.column = kind_key->column;
+  const YamlNode* metadata = d.Find(root, "metadata");
+  if (const YamlNode* name = metadata ? d.Find(*metadata, "name") : nullptr;
+      name && name->type == YamlNode::Type::kString) {
+    doc.name = name->text;
+    doc.name_line = name->line;
+    doc.name_column = name->column;
+  }
+  const YamlNode* spec = d.Find(root, "spec");
+  doc.project = ReadDirField(d, spec, "project", "spec.project");
+
+  DocReader reader(d, &out->errors, &bad);
+  if (metadata && metadata->type == YamlNode::Type::kMap)
+    CheckLabels(reader, d.Find(*metadata, "labels"), "metadata.labels");
+  DecodeBody(d, reader, metadata, spec, doc);
   doc.ok = out->errors.size() == first_error;
   out->docs.push_back(std::move(doc));
 }

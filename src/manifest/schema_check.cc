@@ -167,6 +167,56 @@ bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 
 constexpr size_t kMaxErrorsPerDocument = 100;
 
+// What a value that breaks constraint `d` of schema `s` should have been, for
+// a person: "expected one of spot, onDemand; got \"sopt\"".
+std::string ValueMessage(const std::string& d, const json* s, const YamlNode& node) {
+  auto get = [&](const char* k) -> const json* {
+    if (!s || !s->is_object()) return nullptr;
+    auto it = s->find(k);
+    return it == s->end() ? nullptr : &*it;
+  };
+  if (StartsWith(d, "Value type not permitted")) {
+    const json* t = get("type");
+    std::string want = t && t->is_string() ? JsonTypeName(t->get<std::string>()) : "another type";
+    return "expected " + want + ", got " + Describe(node);
+  }
+  if (StartsWith(d, "Failed to match against any enum values")) {
+    std::string values;
+    if (const json* en = get("enum"))
+      for (const auto& v : *en) values += (values.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    return "expected one of " + values + "; got " + Describe(node);
+  }
+  if (StartsWith(d, "Failed to match expected value set by 'const'")) {
+    const json* c = get("const");
+    return "expected " + (c ? c->dump() : std::string("a fixed value")) + ", got " + Describe(node);
+  }
+  if (StartsWith(d, "Failed to match regex")) {
+    const json* desc = get("description");
+    const json* pat = get("pattern");
+    std::string want = desc ? desc->get<std::string>()
+                            : "a string matching " + (pat ? pat->get<std::string>() : std::string("the pattern"));
+    return "expected " + want + ", got " + Describe(node);
+  }
+  if (StartsWith(d, "Expected number greater than or equal to") || StartsWith(d, "Expected number less than or equal to")) {
+    const json* lo = get("minimum");
+    const json* hi = get("maximum");
+    std::string range = lo && hi ? "between " + Number(*lo) + " and " + Number(*hi)
+                        : lo     ? "≥ " + Number(*lo)
+                        : hi     ? "≤ " + Number(*hi)
+                                 : "in range";
+    return "expected an integer " + range + ", got " + node.text;
+  }
+  if (StartsWith(d, "String should be no more than")) {
+    const json* max = get("maxLength");
+    return "expected at most " + (max ? Number(*max) : std::string("fewer")) + " characters, got " +
+                   std::to_string(node.text.size());
+  }
+  if (StartsWith(d, "String should be no fewer than")) {
+    return "expected a non-empty string";
+  }
+  return d;  // a constraint we do not phrase ourselves
+}
+
 }  // namespace
 
 struct SchemaChecker::Impl {
@@ -215,53 +265,7 @@ bool SchemaChecker::Impl::Translate(const json& root, const YamlDocument& doc,
     out->message = "unknown field (expected one of: " + known + ")";
     return true;
   }
-  if (StartsWith(d, "Value type not permitted")) {
-    const json* t = get("type");
-    std::string want = t && t->is_string() ? JsonTypeName(t->get<std::string>()) : "another type";
-    out->message = "expected " + want + ", got " + Describe(*at.node);
-    return true;
-  }
-  if (StartsWith(d, "Failed to match against any enum values")) {
-    std::string values;
-    if (const json* en = get("enum"))
-      for (const auto& v : *en) values += (values.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
-    out->message = "expected one of " + values + "; got " + Describe(*at.node);
-    return true;
-  }
-  if (StartsWith(d, "Failed to match expected value set by 'const'")) {
-    const json* c = get("const");
-    out->message = "expected " + (c ? c->dump() : std::string("a fixed value")) + ", got " + Describe(*at.node);
-    return true;
-  }
-  if (StartsWith(d, "Failed to match regex")) {
-    const json* desc = get("description");
-    const json* pat = get("pattern");
-    std::string want = desc ? desc->get<std::string>()
-                            : "a string matching " + (pat ? pat->get<std::string>() : std::string("the pattern"));
-    out->message = "expected " + want + ", got " + Describe(*at.node);
-    return true;
-  }
-  if (StartsWith(d, "Expected number greater than or equal to") || StartsWith(d, "Expected number less than or equal to")) {
-    const json* lo = get("minimum");
-    const json* hi = get("maximum");
-    std::string range = lo && hi ? "between " + Number(*lo) + " and " + Number(*hi)
-                        : lo     ? "≥ " + Number(*lo)
-                        : hi     ? "≤ " + Number(*hi)
-                                 : "in range";
-    out->message = "expected an integer " + range + ", got " + at.node->text;
-    return true;
-  }
-  if (StartsWith(d, "String should be no more than")) {
-    const json* max = get("maxLength");
-    out->message = "expected at most " + (max ? Number(*max) : std::string("fewer")) + " characters, got " +
-                   std::to_string(at.node->text.size());
-    return true;
-  }
-  if (StartsWith(d, "String should be no fewer than")) {
-    out->message = "expected a non-empty string";
-    return true;
-  }
-  out->message = d;  // a constraint we do not phrase ourselves
+  out->message = ValueMessage(d, s, *at.node);
   return true;
 }
 

@@ -19,13 +19,7 @@ using testing::InSync;
 using testing::MakePool;
 using testing::MakeTarget;
 using testing::RepoOf;
-
-std::vector<std::string> Steps(const TargetPlan& t) {
-  std::vector<std::string> out;
-  for (const auto& a : t.actions)
-    if (a.kind != ActionKind::kNoop) out.push_back(std::string(ActionKindName(a.kind)) + " " + a.resource.name);
-  return out;
-}
+using testing::Steps;
 
 cloud::NodePool& LivePool(cloud::LiveState& live, const std::string& name) {
   for (auto& p : live.projects["p"].clusters.at(0).node_pools)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "cloud/types.h"
 #include "manifest/types.h"
 #include "plan/desired.h"
+#include "plan/model.h"
 
 namespace tpu::plan::testing {
 
@@ -121,6 +123,25 @@ inline manifest::Repo RepoOf(std::vector<manifest::Target> targets) {
   manifest::Repo r;
   r.targets = std::move(targets);
   return r;
+}
+
+// "kind name" of every action, in plan order, noops left out.
+inline std::vector<std::string> Steps(const TargetPlan& t) {
+  std::vector<std::string> out;
+  for (const auto& a : t.actions)
+    if (a.kind != ActionKind::kNoop) out.push_back(std::string(ActionKindName(a.kind)) + " " + a.resource.name);
+  return out;
+}
+
+inline const Action* Find(const TargetPlan& t, const std::string& name) {
+  for (const auto& a : t.actions)
+    if (a.resource.name == name) return &a;
+  return nullptr;
+}
+
+// The first cluster of `project` in `live`.
+inline cloud::Cluster& ClusterOf(cloud::LiveState& live, const std::string& project = "p") {
+  return live.projects[project].clusters.at(0);
 }
 
 }  // namespace tpu::plan::testing

@@ -8,12 +8,12 @@
 // under the target's Cluster.spec.demand (src/demand/). Exit 0 after a clean
 // stop, 1 when it cannot start or when it lost the Lease (a restart re-joins
 // the election).
-#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -27,18 +27,10 @@
 #include "cli/kube_setup.h"
 #include "cli/log_format.h"
 #include "cli/notify_setup.h"
-#include "daemon/cloud_port.h"
-#include "daemon/daemon_loop.h"
-#include "daemon/demand_port.h"
-#include "daemon/git_webhook.h"
+#include "daemon/daemon.h"
 #include "daemon/http_server.h"
-#include "daemon/kube_threads.h"
-#include "daemon/kueue_port.h"
-#include "daemon/reconciler.h"
 #include "daemon/shutdown_watchdog.h"
 #include "daemon/waiter.h"
-#include "demand/controller.h"
-#include "kueue/versions.h"
 #include "manifest/loader.h"
 #include "source/child_fetch.h"
 #include "source/git_sources.h"
@@ -145,6 +137,58 @@ Result<SourceParts> OpenSource(const WatchFlags& flags, source::ChildFetcher* fe
   return parts;
 }
 
+struct WatchTimes {
+  std::chrono::milliseconds poll, drift, shutdown, fetch_timeout;
+};
+
+Result<WatchTimes> ParseTimes(const WatchFlags& flags) {
+  WatchTimes t;
+  const std::pair<const std::string*, std::chrono::milliseconds*> fields[] = {
+      {&flags.poll_interval, &t.poll},
+      {&flags.drift_interval, &t.drift},
+      {&flags.shutdown_timeout, &t.shutdown},
+      {&flags.fetch_timeout, &t.fetch_timeout}};
+  const char* names[] = {"--poll-interval", "--drift-interval", "--shutdown-timeout", "--fetch-timeout"};
+  for (size_t i = 0; i < 4; ++i) {
+    auto d = ParseDuration(*fields[i].first);
+    if (!d.ok()) return d.status().WithContext(names[i]);
+    *fields[i].second = *d;
+  }
+  if (t.drift.count() <= 0 || t.poll.count() <= 0)
+    return Status::InvalidArgument("--poll-interval and --drift-interval must be positive");
+  return t;
+}
+
+daemon::DaemonOptions DaemonOptionsOf(const WatchFlags& flags, const WatchTimes& times, const std::string& secret) {
+  daemon::DaemonOptions o;
+  o.reconciler.dry_run = flags.dry_run;
+  o.reconciler.allow_mass_delete = flags.allow_mass_delete;
+  o.reconciler.refuse_history_rewrite = flags.refuse_history_rewrite;
+  o.reconciler.drift_interval = times.drift;
+  o.reconciler.tool_version = TPU_PROVISIONER_VERSION;
+  o.reconciler.kube_target = flags.kube.target;
+  o.poll_interval = times.poll;
+  o.execute.parallelism = flags.parallelism;
+  o.listen = flags.listen;
+  o.webhook_secret = secret;
+  o.reload_webhook_secret = [&flags] { return ReadWebhookSecret(flags.webhook_secret_file); };
+  return o;
+}
+
+// What `watch` runs with, once it runs.
+void LogStart(const WatchFlags& flags, const WatchTimes& times, const source::RevisionSource& source,
+              KubeAccess* kube, int port) {
+  if (kube)
+    spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), FormatDuration(kube->resync()),
+                 flags.kube.target.empty() ? "" : "; target " + flags.kube.target);
+  std::string host;
+  int configured_port = 0;
+  daemon::ParseListenAddress(flags.listen, &host, &configured_port);
+  spdlog::info("watch: source {}; listening on {}:{}; drift check every {}{}{}", source.Describe(), host, port,
+               FormatDuration(times.drift), source.remote() ? "; poll every " + FormatDuration(times.poll) : "",
+               flags.dry_run ? "; dry run: nothing will be changed" : "");
+}
+
 int RunWatch(const WatchFlags& flags) {
   // Before any thread exists, so every thread inherits the mask and the
   // signals reach only the signalfd.
@@ -159,22 +203,14 @@ int RunWatch(const WatchFlags& flags) {
   auto log_format = ParseLogFormat(flags.log_format);
   if (!log_format.ok()) return fail(log_format.status());
   ConfigureLogging(*log_format);
-  auto poll = ParseDuration(flags.poll_interval);
-  if (!poll.ok()) return fail(poll.status().WithContext("--poll-interval"));
-  auto drift = ParseDuration(flags.drift_interval);
-  if (!drift.ok()) return fail(drift.status().WithContext("--drift-interval"));
-  auto shutdown = ParseDuration(flags.shutdown_timeout);
-  if (!shutdown.ok()) return fail(shutdown.status().WithContext("--shutdown-timeout"));
-  if (drift->count() <= 0 || poll->count() <= 0)
-    return fail(Status::InvalidArgument("--poll-interval and --drift-interval must be positive"));
-  auto fetch_timeout = ParseDuration(flags.fetch_timeout);
-  if (!fetch_timeout.ok()) return fail(fetch_timeout.status().WithContext("--fetch-timeout"));
+  auto times = ParseTimes(flags);
+  if (!times.ok()) return fail(times.status());
   auto secret = ReadWebhookSecret(flags.webhook_secret_file);
   if (!secret.ok()) return fail(secret.status());
 
   std::unique_ptr<source::ChildFetcher> fetcher;
-  if (fetch_timeout->count() > 0)
-    fetcher = std::make_unique<source::ChildFetcher>("/proc/self/exe", *fetch_timeout);
+  if (times->fetch_timeout.count() > 0)
+    fetcher = std::make_unique<source::ChildFetcher>("/proc/self/exe", times->fetch_timeout);
   auto parts = OpenSource(flags, fetcher.get());
   if (!parts.ok()) return fail(parts.status());
   source::RevisionSource& source = *parts->source;
@@ -189,170 +225,38 @@ int RunWatch(const WatchFlags& flags) {
   auto kube_access = KubeAccess::Open(flags.kube);
   if (!kube_access.ok()) return fail(kube_access.status());
   std::unique_ptr<KubeAccess> kube = std::move(kube_access.value());
-  std::unique_ptr<daemon::KubeKueue> kueue;
-  if (kube) kueue = std::make_unique<daemon::KubeKueue>(kube->writer(), kube->clock());
-  // Wakes the loop from other threads (watches, demand); a no-op until the loop exists.
-  std::atomic<daemon::DaemonLoop*> loop_ptr{nullptr};
-  std::function<void()> wake = [&loop_ptr] {
-    if (auto* l = loop_ptr.load()) l->RequestWake();
-  };
-
-  apply::ExecuteOptions execute;
-  execute.parallelism = flags.parallelism;
-  daemon::ConnectionCloud cloud(&(*session)->connection(), execute);
-  daemon::SteadyClock clock;
-  daemon::ReconcilerOptions ro;
-  ro.dry_run = flags.dry_run;
-  ro.allow_mass_delete = flags.allow_mass_delete;
-  ro.refuse_history_rewrite = flags.refuse_history_rewrite;
-  ro.drift_interval = *drift;
-  ro.tool_version = TPU_PROVISIONER_VERSION;
-  ro.kueue = kueue.get();
-  ro.kube_target = flags.kube.target;
-  if (kube) ro.kueue_resync = kube->resync();
-  // Demand-driven pools for JobSets: the controller watches Pods and JobSets,
-  // the port hands its actions to the reconciler's executor runs.
-  std::unique_ptr<demand::Controller> demand_controller;
-  std::unique_ptr<daemon::DemandPort> demand;
-  if (kube) {
-    demand::ControllerOptions dco;
-    dco.watch_timeout_seconds = 300;  // a stop cancels the open watch; it does not wait for its end
-    dco.record_events = !flags.dry_run;
-    demand_controller = std::make_unique<demand::Controller>(kube->reader(), kube->writer(), kube->clock(), dco, wake);
-    demand = std::make_unique<daemon::DemandPort>(*demand_controller, kube->clock(), clock, flags.kube.target);
-  }
-  ro.demand = demand.get();
+  std::optional<daemon::DaemonKube> dk;
+  if (kube) dk = daemon::DaemonKube{&kube->reader(), &kube->writer(), &kube->clock(), kube->elector(),
+                                    kube->resync(), kube->retry_period()};
   auto notify = MakeNotifier(flags.notify);
   if (!notify.ok()) {
     PrintFatalError(notify.status());
     return 1;
   }
-  ro.events = (*notify)->notifier.get();
-  daemon::Reconciler reconciler(&source, &cloud, &clock, ro);
 
-  daemon::GitWebhook* webhook_ptr = nullptr;
-  daemon::LoopOptions lo;
-  lo.poll_interval = *poll;
-  lo.on_reload = [&flags, &webhook_ptr] {
-    auto s = ReadWebhookSecret(flags.webhook_secret_file);
-    if (!s.ok()) spdlog::warn("reload: {}", s.status().ToString());
-    else if (webhook_ptr) webhook_ptr->SetSecret(*s);
-  };
-  std::unique_ptr<daemon::LeaseKeeper> lease;
-  std::atomic<bool> lost_lease{false};
-  if (kube && kube->elector()) {
-    lo.may_act = [&lease] { return lease && lease->leader(); };
-    lo.standby_recheck = kube->retry_period();
-  }
-  daemon::DaemonLoop loop(&reconciler, &source, parts->waiter.get(), &clock, lo);
-  loop_ptr = &loop;
-  daemon::GitWebhook webhook([&loop] { loop.RequestFetch(); });
-  webhook.SetSecret(*secret);
-  webhook_ptr = &webhook;
+  daemon::Daemon d(&source, parts->waiter.get(), &(*session)->connection(), (*notify)->notifier.get(),
+                   dk ? &*dk : nullptr, DaemonOptionsOf(flags, *times, *secret));
+  if (Status s = d.Start(); !s.ok()) return fail(s);
 
-  daemon::HttpHandlers handlers;
-  handlers.status = [&reconciler, &kube, &lease, &demand] {
-    daemon::DaemonStatus s = reconciler.Snapshot();
-    if (demand) s.demand = demand->Snapshot();
-    if (kube && kube->elector()) {
-      const auto& c = kube->elector()->config();
-      s.leader = {true, lease && lease->leader(), c.identity, c.ns + "/" + c.name};
-      // A follower is ready: it serves, and takes over when the lease expires.
-      if (!s.leader.leader) s.ready = true;
-    }
-    return s;
-  };
-  std::unique_ptr<daemon::ResourceWatch> node_watch, workload_watch;
-  handlers.extra_metrics = [&session, &cloud, &loop, &webhook, &node_watch, &workload_watch] {
-    daemon::ExtraMetrics m;
-    if (node_watch) {
-      m.kube_watch_lists["nodes"] = node_watch->lists();
-      m.kube_watch_errors["nodes"] = node_watch->errors();
-    }
-    if (workload_watch) {
-      m.kube_watch_lists["workloads"] = workload_watch->lists();
-      m.kube_watch_errors["workloads"] = workload_watch->errors();
-    }
-    m.api_calls = (*session)->connection().calls().ByMethodAndCode();
-    m.operations_in_flight = cloud.OperationsInFlight();
-    m.fetches = loop.FetchCounts();
-    m.webhook_requests = webhook.Counts();
-    return m;
-  };
-  handlers.webhook = &webhook;
-  auto http = daemon::HttpServer::Start(flags.listen, handlers);
-  if (!http.ok()) return fail(http.status());
-
-  daemon::ShutdownWatchdog watchdog(*shutdown);
-  auto signals = SignalWatcher::Start(kWatchSignals, [&loop, &watchdog, &fetcher](int signo) {
+  daemon::ShutdownWatchdog watchdog(times->shutdown);
+  auto signals = SignalWatcher::Start(kWatchSignals, [&d, &watchdog, &fetcher](int signo) {
     if (signo == SIGHUP) {
       spdlog::info("SIGHUP: reload");
-      loop.RequestReload();
+      d.Reload();
       return;
     }
     spdlog::info("{}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
     watchdog.Arm();
     if (fetcher) fetcher->Cancel();  // a stalled fetch must not hold the stop
-    loop.RequestStop();
+    d.Stop();
   });
   if (!signals.ok()) return fail(signals.status());
 
-  if (kube) {
-    node_watch =
-        std::make_unique<daemon::ResourceWatch>(kube->reader(), daemon::NodeWatchOptions(), [&reconciler, &wake] {
-          reconciler.NoteKubeChange();
-          wake();
-        });
-    node_watch->Start();
-    // Workloads are watched, not listed on every pass that re-asks a held scale-down.
-    daemon::ResourceWatch::Options wo;
-    wo.name = "workloads";
-    wo.resolve = [&kube] {
-      return tpu::kueue::DiscoverKueueResource(kube->reader(), tpu::kube::resources::kWorkloads);
-    };
-    wo.keep_objects = true;
-    workload_watch = std::make_unique<daemon::ResourceWatch>(kube->reader(), wo, nullptr);
-    kueue->SetWorkloadSource([&workload_watch] { return workload_watch->Objects(); });
-    workload_watch->Start();
-    demand_controller->Start();
-    spdlog::info("kubernetes: {}; quota re-sync every {}{}", kube->server(), FormatDuration(kube->resync()),
-                 flags.kube.target.empty() ? "" : "; target " + flags.kube.target);
-  }
-  if (kube && kube->elector()) {
-    lease = std::make_unique<daemon::LeaseKeeper>(
-        *kube->elector(), kube->retry_period(), [&loop] { loop.RequestFullPass(); },
-        [&loop, &lost_lease] {
-          // As client-go does: stop, and let a restart re-join the election,
-          // rather than risk acting beside the new leader.
-          lost_lease = true;
-          loop.RequestStop();
-        });
-    const auto& c = kube->elector()->config();
-    spdlog::info("leader election: {} competing for lease {}/{}", c.identity, c.ns, c.name);
-    lease->Start();
-  }
-
-  std::string host;
-  int port = 0;
-  daemon::ParseListenAddress(flags.listen, &host, &port);
-  spdlog::info("watch: source {}; listening on {}:{}; drift check every {}{}{}", source.Describe(), host,
-               (*http)->port(), FormatDuration(*drift),
-               source.remote() ? "; poll every " + FormatDuration(*poll) : "",
-               flags.dry_run ? "; dry run: nothing will be changed" : "");
-  loop.Run();
-  // Every watch is cancelled together, the Node watch first (it would
-  // otherwise open a fresh stream), so none holds the exit for its timeout.
-  if (node_watch) node_watch->RequestStop();
-  if (workload_watch) workload_watch->RequestStop();
-  if (demand_controller) demand_controller->RequestStop();
-  if (lease) lease->Stop();  // gives the lease up for the next replica
-  if (node_watch) node_watch->Stop();
-  if (workload_watch) workload_watch->Stop();
-  if (demand_controller) demand_controller->Stop();
-  (*http)->Stop();
+  LogStart(flags, *times, source, kube.get(), d.port());
+  const bool kept_lease = d.Run();
   signals->reset();
   watchdog.Disarm();
-  if (lost_lease) {
+  if (!kept_lease) {
     spdlog::error("watch: lost the leader lease; exiting");
     return 1;
   }

@@ -65,34 +65,34 @@ void DocReader::Error(const YamlNode* parent, const char* key, std::string field
   ErrorAt(at ? *at : (parent ? *parent : doc_.root()), std::move(field), std::move(message));
 }
 
-void CheckLabels(DocReader& r, const YamlNode* map, const std::string& field) {
+namespace {
+
+// Each key and value of the map at `field` checked by `check_key` and
+// `check_value` ("" when fine, else why not); `what` names them in errors.
+void CheckMap(DocReader& r, const YamlNode* map, const std::string& field, const char* what,
+              std::string (*check_key)(std::string_view), std::string (*check_value)(std::string_view)) {
   if (!map || map->type != YamlNode::Type::kMap) return;
   const YamlDocument& d = r.doc();
   for (size_t i = 0, e = d.size(*map); i < e; ++i) {
     const YamlNode& k = d.key(*map, i);
     const YamlNode& v = d.value(*map, i);
     std::string f = FieldPath(field, k.text);
-    if (std::string why = CheckLabelKey(k.text); !why.empty())
-      r.ErrorAt(k, f, "invalid label key \"" + k.text + "\": " + why);
+    if (std::string why = check_key(k.text); !why.empty())
+      r.ErrorAt(k, f, std::string("invalid ") + what + " key \"" + k.text + "\": " + why);
     if (v.type == YamlNode::Type::kString && !r.Bad(f))
-      if (std::string why = CheckLabelValue(v.text); !why.empty())
-        r.ErrorAt(v, f, "invalid label value \"" + v.text + "\": " + why);
+      if (std::string why = check_value(v.text); !why.empty())
+        r.ErrorAt(v, f, std::string("invalid ") + what + " value \"" + v.text + "\": " + why);
   }
 }
 
+}  // namespace
+
+void CheckLabels(DocReader& r, const YamlNode* map, const std::string& field) {
+  CheckMap(r, map, field, "label", CheckLabelKey, CheckLabelValue);
+}
+
 void CheckResourceLabels(DocReader& r, const YamlNode* map, const std::string& field) {
-  if (!map || map->type != YamlNode::Type::kMap) return;
-  const YamlDocument& d = r.doc();
-  for (size_t i = 0, e = d.size(*map); i < e; ++i) {
-    const YamlNode& k = d.key(*map, i);
-    const YamlNode& v = d.value(*map, i);
-    std::string f = FieldPath(field, k.text);
-    if (std::string why = CheckResourceLabelKey(k.text); !why.empty())
-      r.ErrorAt(k, f, "invalid resource label key \"" + k.text + "\": " + why);
-    if (v.type == YamlNode::Type::kString && !r.Bad(f))
-      if (std::string why = CheckResourceLabelValue(v.text); !why.empty())
-        r.ErrorAt(v, f, "invalid resource label value \"" + v.text + "\": " + why);
-  }
+  CheckMap(r, map, field, "resource label", CheckResourceLabelKey, CheckResourceLabelValue);
 }
 
 Annotations ReadAnnotations(DocReader& r, const YamlNode* metadata) {

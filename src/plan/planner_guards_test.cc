@@ -12,16 +12,7 @@
 namespace tpu::plan {
 namespace {
 
-using testing::AsReported;
-using testing::InSync;
-using testing::MakeCluster;
-using testing::MakePool;
-using testing::MakeTarget;
-using testing::RepoOf;
-using testing::ClusterOf;
-using testing::Find;
-using testing::Steps;
-
+using namespace testing;  // plan_test_util.h
 
 TEST(PlannerTest, MassDeleteIsRefusedUnlessAllowed) {
   manifest::Target t = MakeTarget();

@@ -38,11 +38,6 @@ std::string ManagerOf(const httplib::Request& req) {
   return agent.substr(0, agent.find('/'));
 }
 
-struct Target {
-  const ResourceType* type = nullptr;
-  std::string ns, name, subresource;
-};
-
 }  // namespace
 
 KubeApiServer::KubeApiServer(Options options)
@@ -170,46 +165,158 @@ void KubeApiServer::Discovery(const httplib::Request& req, httplib::Response& re
                    {"resources", resources}}});
 }
 
+// The resource a path names: "/api/v1[/namespaces/NS]/RESOURCE[/NAME[/status]]"
+// or "/apis/GROUP/VERSION/…". False once it has answered (discovery, 404, 405).
+bool KubeApiServer::Resolve(const httplib::Request& req, httplib::Response& res, Target* target) {
+  const auto segs = Split(req.path);
+  // Where the resource part of the path starts: after /api/v1 or /apis/g/v.
+  size_t base = segs.size() && segs[0] == "api" ? 2 : 3;
+  if (segs.size() <= base) {
+    if (req.method == "GET") Discovery(req, res);
+    else Send(res, StatusReply(405, "MethodNotAllowed", "the server does not allow this method"));
+    return false;
+  }
+  std::string group = segs[0] == "api" ? "" : segs[1];
+  std::string version = segs[base - 1];
+  std::vector<std::string> rest(segs.begin() + base, segs.end());
+  if (rest[0] == "namespaces" && rest.size() >= 3) {
+    target->type = Find(group, version, rest[2]);
+    if (target->type && target->type->namespaced) {
+      target->ns = rest[1];
+      rest.erase(rest.begin(), rest.begin() + 2);
+    } else {
+      target->type = nullptr;
+    }
+  }
+  if (!target->type) target->type = Find(group, version, rest[0]);
+  if (!target->type || rest.size() > 3 || (rest.size() == 3 && rest[2] != "status")) {
+    Send(res, StatusReply(404, "NotFound", "the server could not find the requested resource"));
+    return false;
+  }
+  const ResourceType& type = *target->type;
+  if (rest.size() >= 2) target->name = rest[1];
+  if (rest.size() == 3) target->subresource = rest[2];
+  if (target->subresource == "status" && !type.status_subresource) {
+    Send(res, StatusReply(404, "NotFound", "the server could not find the requested resource"));
+    return false;
+  }
+  return true;
+}
+
+void KubeApiServer::List(const httplib::Request& req, httplib::Response& res, const Target& target) {
+  const ResourceType& type = *target.type;
+  {
+    std::lock_guard<std::mutex> lock(watches_mu_);
+    ++list_calls_[type.resource];
+  }
+  ListOptions lo;
+  lo.label_selector = req.get_param_value("labelSelector");
+  lo.field_selector = req.get_param_value("fieldSelector");
+  if (req.has_param("limit")) lo.limit = std::atoll(req.get_param_value("limit").c_str());
+  lo.continue_token = req.get_param_value("continue");
+  Send(res, store_.List(type, target.ns, lo));
+}
+
+bool KubeApiServer::WriteCurrentState(const ResourceType& type, const std::string& ns, const std::string& labels,
+                                      const std::string& fields, uint64_t* after, httplib::DataSink& sink) {
+  Reply list = store_.List(type, ns, {labels, fields, 0, ""});
+  for (auto& item : list.body["items"]) {
+    std::string line = json{{"type", "ADDED"}, {"object", item}}.dump() + "\n";
+    if (!sink.write(line.data(), line.size())) return false;
+  }
+  *after = std::stoull(list.body["metadata"]["resourceVersion"].get<std::string>());
+  return true;
+}
+
+// A watch: a chunked stream of JSON events, one per line.
+void KubeApiServer::Watch(const httplib::Request& req, httplib::Response& res, const Target& target) {
+  const ResourceType& type = *target.type;
+  // Counted open from here until httplib drops the provider (the stream's end).
+  struct WatchState {
+    WatchState(KubeApiServer* s, std::string r) : server(s), resource(std::move(r)) {
+      std::lock_guard<std::mutex> lock(server->watches_mu_);
+      ++server->open_watches_[resource];
+    }
+    KubeApiServer* server;
+    std::string resource;
+    bool started = false;
+    uint64_t after = 0;
+    std::chrono::steady_clock::time_point deadline;
+    ~WatchState() {
+      std::lock_guard<std::mutex> lock(server->watches_mu_);
+      --server->open_watches_[resource];
+    }
+  };
+  auto state = std::make_shared<WatchState>(this, type.resource);
+  const std::string rv = req.get_param_value("resourceVersion");
+  const bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
+  const std::string labels = req.get_param_value("labelSelector"), fields = req.get_param_value("fieldSelector");
+  long timeout = req.has_param("timeoutSeconds") ? std::atol(req.get_param_value("timeoutSeconds").c_str()) : 1800;
+  state->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  const ResourceType* tp = target.type;
+  const std::string ns = target.ns;
+  res.set_chunked_content_provider(
+      "application/json",
+      [this, state, rv, bookmarks, labels, fields, tp, ns](size_t, httplib::DataSink& sink) {
+        auto write = [&sink](const json& event) {
+          std::string line = event.dump() + "\n";
+          return sink.write(line.data(), line.size());
+        };
+        auto matches = [&](const json& obj) {
+          std::string error;
+          return MatchesLabels(obj, labels, &error) && MatchesFields(obj, fields, &error);
+        };
+        if (!state->started) {
+          state->started = true;
+          // No start version: the current state as ADDED events first.
+          if (rv.empty() || rv == "0") return WriteCurrentState(*tp, ns, labels, fields, &state->after, sink);
+          state->after = std::strtoull(rv.c_str(), nullptr, 10);
+        }
+        // Waits at most until the deadline, but reports events or 410 first.
+        auto now = std::chrono::steady_clock::now();
+        auto until = std::min(state->deadline, now + options_.bookmark_interval);
+        WatchBatch batch = store_.WaitEvents(*tp, ns, state->after, until);
+        if (batch.gone) {
+          write({{"type", "ERROR"},
+                 {"object", StatusReply(410, "Expired",
+                                        "too old resource version: " +
+                                            std::to_string(state->after))
+                                .body}});
+          sink.done();
+          return true;
+        }
+        if (batch.shutdown) {
+          sink.done();
+          return true;
+        }
+        for (const auto& e : batch.events) {
+          state->after = e.resource_version;
+          if (!matches(e.object)) continue;
+          if (!write({{"type", e.type}, {"object", e.object}})) return false;
+        }
+        if (batch.events.empty()) {
+          state->after = std::max(state->after, batch.resource_version);
+          if (bookmarks) {
+            json mark = {{"kind", tp->kind}, {"apiVersion", tp->ApiVersion()},
+                         {"metadata", {{"resourceVersion", std::to_string(state->after)}}}};
+            if (!write({{"type", "BOOKMARK"}, {"object", mark}})) return false;
+          }
+        }
+        if (std::chrono::steady_clock::now() >= state->deadline) {
+          sink.done();
+          return true;
+        }
+        return sink.is_writable();
+      });
+}
+
 void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
   if (options_.authorize && !options_.authorize(req.get_header_value("Authorization"))) {
     Send(res, StatusReply(401, "Unauthorized", "Unauthorized"));
     return;
   }
-  const auto segs = Split(req.path);
-  // Where the resource part of the path starts: after /api/v1 or /apis/g/v.
-  size_t base = segs.size() && segs[0] == "api" ? 2 : 3;
-  if (segs.size() <= base) {
-    if (req.method == "GET") return Discovery(req, res);
-    Send(res, StatusReply(405, "MethodNotAllowed", "the server does not allow this method"));
-    return;
-  }
-  std::string group = segs[0] == "api" ? "" : segs[1];
-  std::string version = segs[base - 1];
-  std::vector<std::string> rest(segs.begin() + base, segs.end());
   Target target;
-  if (rest[0] == "namespaces" && rest.size() >= 3) {
-    target.type = Find(group, version, rest[2]);
-    if (target.type && target.type->namespaced) {
-      target.ns = rest[1];
-      rest.erase(rest.begin(), rest.begin() + 2);
-    } else {
-      target.type = nullptr;
-    }
-  }
-  if (!target.type) target.type = Find(group, version, rest[0]);
-  if (!target.type || rest.size() > 3 || (rest.size() == 3 && rest[2] != "status")) {
-    Send(res, StatusReply(404, "NotFound", "the server could not find the requested resource"));
-    return;
-  }
-  const ResourceType& type = *target.type;
-  if (rest.size() >= 2) target.name = rest[1];
-  if (rest.size() == 3) target.subresource = rest[2];
-  if (target.subresource == "status" && !type.status_subresource) {
-    Send(res, StatusReply(404, "NotFound", "the server could not find the requested resource"));
-    return;
-  }
-  WriteContext w{ManagerOf(req), target.subresource};
-
+  if (!Resolve(req, res, &target)) return;
   json body;
   if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
     // Apply bodies are YAML; JSON is YAML, and it is what we accept.
@@ -221,110 +328,16 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
   }
   if (req.method == "GET" && target.name.empty()) {
     bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";
-    if (!watch) {
-      {
-        std::lock_guard<std::mutex> lock(watches_mu_);
-        ++list_calls_[type.resource];
-      }
-      ListOptions lo;
-      lo.label_selector = req.get_param_value("labelSelector");
-      lo.field_selector = req.get_param_value("fieldSelector");
-      if (req.has_param("limit")) lo.limit = std::atoll(req.get_param_value("limit").c_str());
-      lo.continue_token = req.get_param_value("continue");
-      return Send(res, store_.List(type, target.ns, lo));
-    }
-    // A watch: a chunked stream of JSON events, one per line.
-    // Counted open from here until httplib drops the provider (the stream's end).
-    struct WatchState {
-      KubeApiServer* server;
-      std::string resource;
-      bool started = false;
-      uint64_t after = 0;
-      std::chrono::steady_clock::time_point deadline;
-      ~WatchState() {
-        std::lock_guard<std::mutex> lock(server->watches_mu_);
-        --server->open_watches_[resource];
-      }
-    };
-    {
-      std::lock_guard<std::mutex> lock(watches_mu_);
-      ++open_watches_[type.resource];
-    }
-    auto state = std::make_shared<WatchState>();
-    state->server = this;
-    state->resource = type.resource;
-    const std::string rv = req.get_param_value("resourceVersion");
-    const bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
-    const std::string labels = req.get_param_value("labelSelector");
-    const std::string fields = req.get_param_value("fieldSelector");
-    long timeout = req.has_param("timeoutSeconds")
-                       ? std::atol(req.get_param_value("timeoutSeconds").c_str())
-                       : 1800;
-    state->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
-    const ResourceType* tp = target.type;
-    const std::string ns = target.ns;
-    res.set_chunked_content_provider(
-        "application/json",
-        [this, state, rv, bookmarks, labels, fields, tp, ns](size_t, httplib::DataSink& sink) {
-          auto write = [&sink](const json& event) {
-            std::string line = event.dump() + "\n";
-            return sink.write(line.data(), line.size());
-          };
-          auto matches = [&](const json& obj) {
-            std::string error;
-            return MatchesLabels(obj, labels, &error) && MatchesFields(obj, fields, &error);
-          };
-          if (!state->started) {
-            state->started = true;
-            if (rv.empty() || rv == "0") {
-              // No start version: the current state as ADDED events first.
-              Reply list = store_.List(*tp, ns, {labels, fields, 0, ""});
-              for (auto& item : list.body["items"]) {
-                if (!write({{"type", "ADDED"}, {"object", item}})) return false;
-              }
-              state->after = std::stoull(list.body["metadata"]["resourceVersion"].get<std::string>());
-              return true;
-            }
-            state->after = std::strtoull(rv.c_str(), nullptr, 10);
-          }
-          // Waits at most until the deadline, but reports events or 410 first.
-          auto now = std::chrono::steady_clock::now();
-          auto until = std::min(state->deadline, now + options_.bookmark_interval);
-          WatchBatch batch = store_.WaitEvents(*tp, ns, state->after, until);
-          if (batch.gone) {
-            write({{"type", "ERROR"},
-                   {"object", StatusReply(410, "Expired",
-                                          "too old resource version: " +
-                                              std::to_string(state->after))
-                                  .body}});
-            sink.done();
-            return true;
-          }
-          if (batch.shutdown) {
-            sink.done();
-            return true;
-          }
-          for (const auto& e : batch.events) {
-            state->after = e.resource_version;
-            if (!matches(e.object)) continue;
-            if (!write({{"type", e.type}, {"object", e.object}})) return false;
-          }
-          if (batch.events.empty()) {
-            state->after = std::max(state->after, batch.resource_version);
-            if (bookmarks) {
-              json mark = {{"kind", tp->kind}, {"apiVersion", tp->ApiVersion()},
-                           {"metadata", {{"resourceVersion", std::to_string(state->after)}}}};
-              if (!write({{"type", "BOOKMARK"}, {"object", mark}})) return false;
-            }
-          }
-          if (std::chrono::steady_clock::now() >= state->deadline) {
-            sink.done();
-            return true;
-          }
-          return sink.is_writable();
-        });
-    return;
+    return watch ? Watch(req, res, target) : List(req, res, target);
   }
+  Write(req, res, target, body);
+}
+
+// GET of one object, and every write: create, update, delete, merge patch and
+// server-side apply.
+void KubeApiServer::Write(const httplib::Request& req, httplib::Response& res, const Target& target, const json& body) {
+  const ResourceType& type = *target.type;
+  WriteContext w{ManagerOf(req), target.subresource};
   if (req.method == "GET") return Send(res, store_.Get(type, target.ns, target.name));
   if (req.method == "POST" && target.name.empty() && target.subresource.empty()) {
     if (body.is_object() && body.contains("metadata") && type.namespaced &&

@@ -27,6 +27,7 @@
 namespace httplib {
 class Server;
 class Request;
+class DataSink;
 class Response;
 }  // namespace httplib
 
@@ -77,8 +78,21 @@ class KubeApiServer {
                            const std::string& resource) const;
 
  private:
+  // What a request's path names.
+  struct Target {
+    const ResourceType* type = nullptr;
+    std::string ns, name, subresource;
+  };
   void Route(const httplib::Request& req, httplib::Response& res);
+  bool Resolve(const httplib::Request& req, httplib::Response& res, Target* target);
   void Discovery(const httplib::Request& req, httplib::Response& res);
+  void List(const httplib::Request& req, httplib::Response& res, const Target& target);
+  void Watch(const httplib::Request& req, httplib::Response& res, const Target& target);
+  // A watch's first chunk without a start version: every matching object as
+  // ADDED; `after` becomes the list's resourceVersion. False when the client left.
+  bool WriteCurrentState(const ResourceType& type, const std::string& ns, const std::string& labels,
+                         const std::string& fields, uint64_t* after, httplib::DataSink& sink);
+  void Write(const httplib::Request& req, httplib::Response& res, const Target& target, const nlohmann::json& body);
 
   Options options_;
   std::vector<ResourceType> types_;

@@ -183,9 +183,31 @@ CloudEmulator::CloudEmulator(CloudEmulatorOptions options)
 
 CloudEmulator::~CloudEmulator() { Stop(); }
 
-Status CloudEmulator::Start() {
-  Impl& m = *impl_;
-  if (m.server) return Status::FailedPrecondition("emulator already started");
+namespace {
+
+// The error an injected fault answers with; an empty response for none.
+SimResponse FaultResponse(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::k429:
+      return ErrorResponse(TooManyRequests("Too many operations in progress or rate limit exceeded; "
+                                           "please retry later."));
+    case FaultKind::k500: return ErrorResponse(Internal("Internal error encountered."));
+    case FaultKind::k503: return ErrorResponse(Unavailable("The service is currently unavailable."));
+    case FaultKind::kQuota:
+      return ErrorResponse(PermissionDenied(
+          "Insufficient regional quota to satisfy request: resource \"TPUS\": request requires "
+          "more than the available quota.", "quotaExceeded"));
+    case FaultKind::kDrop:
+    case FaultKind::kNone: break;
+  }
+  return {};
+}
+
+}  // namespace
+
+// The state file's contents, when there is one.
+Status CloudEmulator::Impl::Load() {
+  Impl& m = *this;
   if (!m.options.state_file.empty()) {
     auto loaded = ReadStateFile(m.options.state_file);
     if (!loaded.ok()) return loaded.status();
@@ -203,7 +225,81 @@ Status CloudEmulator::Start() {
     m.record.open(m.options.record_file, std::ios::app);
     if (!m.record) return Status::IoError(m.options.record_file + ": cannot open for writing");
   }
+  return Status::OK();
+}
 
+// Counts the request, checks its token and decides its fault; false once it
+// has been answered (no or a wrong token).
+bool CloudEmulator::Impl::Admit(const SimRequest& req, const httplib::Request& hreq, httplib::Response& hres,
+                                FaultDecision* fault) {
+  Impl& m = *this;
+  std::lock_guard<std::mutex> lock(m.mu);
+  m.Count(req);
+  auto token = BearerToken(hreq);
+  if (!token || (!m.options.required_token.empty() && *token != m.options.required_token)) {
+    SimResponse r = ErrorResponse(Unauthenticated());
+    if (token) {
+      r = ErrorResponse(ApiError{401, "UNAUTHENTICATED", "authError",
+                                 "Request had invalid authentication credentials. Expected "
+                                 "OAuth 2 access token, login cookie or other valid "
+                                 "authentication credential."});
+    }
+    m.Record(req, r);
+    Send(r, hres);
+    return false;
+  }
+  *fault = m.faults.Decide(req.method, req.path, req.body);
+  return true;
+}
+
+void CloudEmulator::Impl::Handle(const httplib::Request& hreq, httplib::Response& hres) {
+  Impl& m = *this;
+  SimRequest req = ToSimRequest(hreq);
+  if (!req.body.empty()) {
+    req.parsed = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  }
+  if (!req.segments.empty() && req.segments[0] == "sim") {
+    if (req.parsed.is_discarded()) req.parsed = nullptr;
+    Send(m.Control(req), hres);
+    return;
+  }
+  FaultDecision fault;
+  if (!Admit(req, hreq, hres, &fault)) return;
+  const int delay = m.options.request_latency_ms + fault.delay_ms;
+  if (delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+  if (fault.kind == FaultKind::kDrop) {
+    // Headers go out, then the body provider fails and the server closes
+    // the connection: the client sees a truncated response.
+    hres.status = 200;
+    hres.set_content_provider(64, "application/json", [](size_t, size_t, httplib::DataSink&) { return false; });
+    return;
+  }
+  SimResponse res = FaultResponse(fault.kind);
+  if (fault.kind == FaultKind::kNone) {
+    if (req.parsed.is_discarded()) {
+      res = ErrorResponse(BadRequest("Invalid JSON payload received. Unexpected token."));
+    } else {
+      const std::string wait_key =
+          req.method == "POST" && !req.segments.empty() && req.segments.back() == "wait"
+              ? ComputeOperationKey(req) : "";
+      if (!wait_key.empty()) {
+        res = m.WaitComputeOperation(wait_key);
+        std::lock_guard<std::mutex> lock(m.mu);
+        m.Record(req, res);
+      } else {
+        res = m.Api(req, fault.fail_operation);
+      }
+    }
+  } else {
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.Record(req, res);
+  }
+  Send(res, hres);}
+
+Status CloudEmulator::Start() {
+  Impl& m = *impl_;
+  if (m.server) return Status::FailedPrecondition("emulator already started");
+  if (Status s = m.Load(); !s.ok()) return s;
   m.server = std::make_unique<httplib::Server>();
   httplib::Server& svr = *m.server;
   // A connection holds a worker while it is kept alive, and Compute `wait`
@@ -216,86 +312,7 @@ Status CloudEmulator::Start() {
   // httplib's default 5 s makes a client that reuses one see "socket hang up"
   // on a POST it cannot safely retry. Google's front ends keep them longer.
   svr.set_keep_alive_timeout(30);
-  auto handler = [&m](const httplib::Request& hreq, httplib::Response& hres) {
-    SimRequest req = ToSimRequest(hreq);
-    if (!req.body.empty()) {
-      req.parsed = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-    }
-    if (!req.segments.empty() && req.segments[0] == "sim") {
-      if (req.parsed.is_discarded()) req.parsed = nullptr;
-      Send(m.Control(req), hres);
-      return;
-    }
-    FaultDecision fault;
-    {
-      std::lock_guard<std::mutex> lock(m.mu);
-      m.Count(req);
-      auto token = BearerToken(hreq);
-      if (!token || (!m.options.required_token.empty() && *token != m.options.required_token)) {
-        SimResponse r = ErrorResponse(Unauthenticated());
-        if (token) {
-          r = ErrorResponse(ApiError{401, "UNAUTHENTICATED", "authError",
-                                     "Request had invalid authentication credentials. Expected "
-                                     "OAuth 2 access token, login cookie or other valid "
-                                     "authentication credential."});
-        }
-        m.Record(req, r);
-        Send(r, hres);
-        return;
-      }
-      fault = m.faults.Decide(req.method, req.path, req.body);
-    }
-    const int delay = m.options.request_latency_ms + fault.delay_ms;
-    if (delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
-    SimResponse res;
-    switch (fault.kind) {
-      case FaultKind::k429:
-        res = ErrorResponse(TooManyRequests("Too many operations in progress or rate limit exceeded; "
-                                            "please retry later."));
-        break;
-      case FaultKind::k500:
-        res = ErrorResponse(Internal("Internal error encountered."));
-        break;
-      case FaultKind::k503:
-        res = ErrorResponse(Unavailable("The service is currently unavailable."));
-        break;
-      case FaultKind::kQuota:
-        res = ErrorResponse(PermissionDenied(
-            "Insufficient regional quota to satisfy request: resource \"TPUS\": request requires "
-            "more than the available quota.", "quotaExceeded"));
-        break;
-      case FaultKind::kDrop:
-        // Headers go out, then the body provider fails and the server closes
-        // the connection: the client sees a truncated response.
-        hres.status = 200;
-        hres.set_content_provider(
-            64, "application/json",
-            [](size_t, size_t, httplib::DataSink&) { return false; });
-        return;
-      case FaultKind::kNone:
-        break;
-    }
-    if (fault.kind == FaultKind::kNone) {
-      if (req.parsed.is_discarded()) {
-        res = ErrorResponse(BadRequest("Invalid JSON payload received. Unexpected token."));
-      } else {
-        const std::string wait_key =
-            req.method == "POST" && !req.segments.empty() && req.segments.back() == "wait"
-                ? ComputeOperationKey(req) : "";
-        if (!wait_key.empty()) {
-          res = m.WaitComputeOperation(wait_key);
-          std::lock_guard<std::mutex> lock(m.mu);
-          m.Record(req, res);
-        } else {
-          res = m.Api(req, fault.fail_operation);
-        }
-      }
-    } else {
-      std::lock_guard<std::mutex> lock(m.mu);
-      m.Record(req, res);
-    }
-    Send(res, hres);
-  };
+  auto handler = [&m](const httplib::Request& hreq, httplib::Response& hres) { m.Handle(hreq, hres); };
   svr.Get(R"(/.*)", handler);
   svr.Post(R"(/.*)", handler);
   svr.Put(R"(/.*)", handler);

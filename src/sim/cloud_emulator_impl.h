@@ -17,6 +17,8 @@
 
 namespace httplib {
 class Server;
+class Request;
+class Response;
 }
 
 namespace tpu::sim {
@@ -44,6 +46,10 @@ class CloudEmulator::Impl {
   void Count(const SimRequest& req);                             // REQUIRES: mu held
   void CountPeaks();  // REQUIRES: mu held. Operations running per cluster, for the peak counters.
   Status ReclaimLocked(const json& body);                        // REQUIRES: mu held
+  Status Load();  // the state file, the capacity and faults of the options, the record file
+  // One HTTP request: control (/sim/…), or the API behind its token check and faults.
+  void Handle(const httplib::Request& hreq, httplib::Response& hres);
+  bool Admit(const SimRequest& req, const httplib::Request& hreq, httplib::Response& hres, FaultDecision* fault);
 
   CloudEmulatorOptions options;
   mutable std::mutex mu;

@@ -35,21 +35,8 @@ std::string FormatLe(double le) {
   return buf;
 }
 
-}  // namespace
-
-std::string EscapeLabel(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out;
-}
-
-std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
-  Writer w;
+// Reconciles: their durations, results, planned and applied actions.
+void ReconcileMetrics(Writer& w, const DaemonStatus& s) {
   w.Family("reconcile_duration_seconds", "histogram", "Duration of reconciles that did work.");
   for (const auto& [le, n] : s.duration_buckets)
     w.Sample("reconcile_duration_seconds_bucket", Label("le", FormatLe(le)), static_cast<double>(n));
@@ -70,7 +57,10 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
   w.Family("apply_actions_total", "counter", "Applied actions by result.");
   for (const auto& [result, n] : s.applied_actions)
     w.Sample("apply_actions_total", Label("result", result), static_cast<double>(n));
+}
 
+// Cloud API calls and operations in flight.
+void CloudMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
   w.Family("api_calls_total", "counter", "Cloud API calls by HTTP method and status code.");
   for (const auto& [key, n] : extra.api_calls) {
     size_t space = key.find(' ');
@@ -80,7 +70,10 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
   }
   w.Family("operations_in_flight", "gauge", "Apply tasks started and not finished.");
   w.Sample("operations_in_flight", "", extra.operations_in_flight);
+}
 
+// Per target: chips, drift, held actions, state; the revision applied.
+void TargetMetrics(Writer& w, const DaemonStatus& s) {
   w.Family("declared_chips", "gauge", "TPU chips the manifests declare, per target.");
   for (const auto& t : s.targets) w.Sample("declared_chips", Label("target", t.key), t.declared_chips);
   w.Family("live_chips", "gauge", "TPU chips in owned live resources, per target.");
@@ -99,7 +92,10 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
   w.Family("last_applied_revision", "gauge", "The revision last reconciled to the end (as a label).");
   if (!s.last_applied_revision.empty())
     w.Sample("last_applied_revision", Label("revision", s.last_applied_revision), 1);
+}
 
+// Parsing, refreshes, fetches, the webhook, readiness.
+void SourceMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
   w.Family("files_parsed_total", "counter", "Manifest files parsed (parse-cache misses).");
   w.Sample("files_parsed_total", "", static_cast<double>(s.files_parsed));
   w.Family("files_parsed_last_load", "gauge", "Manifest files parsed by the latest load.");
@@ -119,26 +115,32 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
     w.Sample("webhook_requests_total", Label("result", r), static_cast<double>(n));
   w.Family("ready", "gauge", "1 after the first complete reconcile.");
   w.Sample("ready", "", s.ready ? 1 : 0);
+}
 
-  if (s.kueue.enabled) {
-    w.Family("kueue_declared_chips", "gauge", "TPU chips git declares, per Kueue ResourceFlavor.");
-    for (const auto& f : s.kueue.flavors) w.Sample("kueue_declared_chips", Label("flavor", f.flavor), f.declared_chips);
-    w.Family("kueue_ready_chips", "gauge", "TPU chips on Ready, schedulable nodes, per ResourceFlavor.");
-    for (const auto& f : s.kueue.flavors) w.Sample("kueue_ready_chips", Label("flavor", f.flavor), f.ready_chips);
-    w.Family("kueue_nominal_quota", "gauge", "google.com/tpu nominalQuota written, per ResourceFlavor.");
-    for (const auto& f : s.kueue.flavors) w.Sample("kueue_nominal_quota", Label("flavor", f.flavor), f.nominal_quota);
-    w.Family("kueue_syncs_total", "counter", "Quota syncs, by result.");
-    w.Sample("kueue_syncs_total", Label("result", "ok"), static_cast<double>(s.kueue.syncs - s.kueue.sync_errors));
-    w.Sample("kueue_syncs_total", Label("result", "error"), static_cast<double>(s.kueue.sync_errors));
-    w.Family("kueue_writes_total", "counter",
-             "Kueue objects (ResourceFlavors, the queue) a sync wrote, and those it skipped because the server "
-             "already held exactly what it would write.");
-    w.Sample("kueue_writes_total", Label("result", "written"), static_cast<double>(s.kueue.writes));
-    w.Sample("kueue_writes_total", Label("result", "skipped"), static_cast<double>(s.kueue.skipped_writes));
-    w.Family("kueue_scale_down_waiting", "gauge", "Node pools whose delete or shrink waits for admitted workloads.");
-    for (const auto& wait : s.kueue.scale_down_waits)
-      w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));
-  }
+// Kueue: chips and quota per flavor, syncs, writes, held scale-downs.
+void KueueMetrics(Writer& w, const DaemonStatus& s) {
+  if (!s.kueue.enabled) return;
+  w.Family("kueue_declared_chips", "gauge", "TPU chips git declares, per Kueue ResourceFlavor.");
+  for (const auto& f : s.kueue.flavors) w.Sample("kueue_declared_chips", Label("flavor", f.flavor), f.declared_chips);
+  w.Family("kueue_ready_chips", "gauge", "TPU chips on Ready, schedulable nodes, per ResourceFlavor.");
+  for (const auto& f : s.kueue.flavors) w.Sample("kueue_ready_chips", Label("flavor", f.flavor), f.ready_chips);
+  w.Family("kueue_nominal_quota", "gauge", "google.com/tpu nominalQuota written, per ResourceFlavor.");
+  for (const auto& f : s.kueue.flavors) w.Sample("kueue_nominal_quota", Label("flavor", f.flavor), f.nominal_quota);
+  w.Family("kueue_syncs_total", "counter", "Quota syncs, by result.");
+  w.Sample("kueue_syncs_total", Label("result", "ok"), static_cast<double>(s.kueue.syncs - s.kueue.sync_errors));
+  w.Sample("kueue_syncs_total", Label("result", "error"), static_cast<double>(s.kueue.sync_errors));
+  w.Family("kueue_writes_total", "counter",
+           "Kueue objects (ResourceFlavors, the queue) a sync wrote, and those it skipped because the server "
+           "already held exactly what it would write.");
+  w.Sample("kueue_writes_total", Label("result", "written"), static_cast<double>(s.kueue.writes));
+  w.Sample("kueue_writes_total", Label("result", "skipped"), static_cast<double>(s.kueue.skipped_writes));
+  w.Family("kueue_scale_down_waiting", "gauge", "Node pools whose delete or shrink waits for admitted workloads.");
+  for (const auto& wait : s.kueue.scale_down_waits)
+    w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));
+}
+
+// Demand-driven pools, the Kubernetes watches, the leader Lease.
+void KubeMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
   if (s.demand.enabled) {
     w.Family("demand_pools", "gauge", "Demand-driven (workload-owned) node pools, as last decided.");
     w.Sample("demand_pools", "", static_cast<double>(s.demand.pools.size()));
@@ -159,6 +161,29 @@ std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
     w.Family("leader", "gauge", "1 while this replica holds the leader Lease.");
     w.Sample("leader", Label("identity", s.leader.identity), s.leader.leader ? 1 : 0);
   }
+}
+
+}  // namespace
+
+std::string EscapeLabel(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string MetricsText(const DaemonStatus& s, const ExtraMetrics& extra) {
+  Writer w;
+  ReconcileMetrics(w, s);
+  CloudMetrics(w, s, extra);
+  TargetMetrics(w, s);
+  SourceMetrics(w, s, extra);
+  KueueMetrics(w, s);
+  KubeMetrics(w, s, extra);
   return w.Take();
 }
 

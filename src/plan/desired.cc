@@ -171,121 +171,138 @@ cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::
   return p;
 }
 
+namespace {
+
+// The slices of a TPUNodePool, and its workload policy when its shape needs one.
+void AddPool(const manifest::Target& target, const manifest::TPUNodePool& spec, DesiredTarget* d) {
+  for (int i = 0; i < spec.slices; ++i) {
+    DesiredPool dp;
+    dp.pool = DesiredNodePool(target, spec, i);
+    dp.spec = &spec;
+    dp.slice = i;
+    dp.multi_host = spec.shape.multi_host;
+    dp.autoscaled = spec.autoscaled();
+    // What the slice holds, or may hold once scaled up (possible capacity).
+    dp.chips = PoolChips(dp.pool.machine_type, spec.node_count);
+    if (dp.chips == 0) dp.chips = spec.shape.chips;
+    dp.hosts = spec.node_count;
+    d->pools.push_back(std::move(dp));
+  }
+  if (spec.shape.placement == catalog::Placement::kWorkloadPolicy) {
+    DesiredCompute<cloud::WorkloadPolicy> wp;
+    wp.owner = "TPUNodePool/" + spec.name;
+    wp.source = SourceOf(spec.where, "TPUNodePool", spec.name);
+    wp.annotations = spec.annotations;
+    wp.resource.name = WorkloadPolicyName(spec);
+    wp.resource.region = RegionOfZone(spec.location);
+    wp.resource.type = "HIGH_THROUGHPUT";
+    wp.resource.accelerator_topology = spec.shape.topology;
+    wp.resource.description =
+        ComputeDescription({target.Key(), wp.owner, spec.annotations.prevent_destroy});
+    d->policies.push_back(std::move(wp));
+  }
+
+}
+
+// A group's instance template from its instanceConfig; `template_path` becomes its path.
+void AddTemplate(const manifest::Target& target, const manifest::TPUNodeGroup& g, const std::string& owner,
+                 const std::string& source, const std::string& description, DesiredTarget* d,
+                 std::string* template_path) {
+  const auto& ic = *g.instance_config;
+  DesiredCompute<cloud::InstanceTemplate> it;
+  it.owner = owner;
+  it.source = source;
+  it.annotations = g.annotations;
+  cloud::InstanceTemplate& t = it.resource;
+  t.description = description;
+  t.machine_type = ic.machine_type;
+  t.provisioning_model = ProvisioningModelName(ic.provisioning_model);
+  t.reservation = ic.reservation;
+  t.source_image = ic.image;
+  t.subnetwork = ic.subnetwork;
+  t.boot_disk_size_gb = ic.boot_disk_size_gb;
+  t.disk_type = ic.disk_type;
+  t.service_accounts = ic.service_accounts;
+  t.network_tags = ic.network_tags;
+  t.metadata = ic.metadata;
+  // TPU VMs cannot live-migrate: they stop for host maintenance (Google's
+  // bulk-MIG examples, the tpu-operator's templates).
+  t.on_host_maintenance = "TERMINATE";
+  t.instance_termination_action = TerminationAction(ic.provisioning_model);
+  if (g.bootstrap_kubernetes) {
+    // What the node bootstrap reads to join the control plane.
+    t.metadata["kubernetes-version"] = g.bootstrap_kubernetes->version;
+    t.metadata["kubernetes-control-plane-ip"] = g.bootstrap_kubernetes->control_plane_ip;
+  }
+  // Templates are immutable: the name carries a hash of the content, so any
+  // change is a new template (and the MIG moves to it).
+  t.name = g.name + "-" + Fnv1aHex(TemplateContent(t)).substr(0, 8);
+  *template_path = "projects/" + target.project + "/global/instanceTemplates/" + t.name;
+  d->templates.push_back(std::move(it));
+}
+
+// A TPUNodeGroup: its workload policy (multi-host), its template, its MIG.
+void AddGroup(const manifest::Target& target, const manifest::TPUNodeGroup& g, DesiredTarget* d) {
+  const std::string owner = "TPUNodeGroup/" + g.name;
+  const std::string source = SourceOf(g.where, "TPUNodeGroup", g.name);
+  const std::string description =
+      ComputeDescription({target.Key(), owner, g.annotations.prevent_destroy});
+  const std::string region = RegionOfZone(g.node_location);
+  const bool multi_host = g.shape ? g.shape->multi_host : g.node_count > 1;
+
+  std::string policy_path;
+  if (multi_host && !g.topology.empty()) {
+    DesiredCompute<cloud::WorkloadPolicy> wp;
+    wp.owner = owner;
+    wp.source = source;
+    wp.annotations = g.annotations;
+    wp.resource.name = g.name + "-wp";
+    wp.resource.region = region;
+    wp.resource.type = "HIGH_THROUGHPUT";
+    wp.resource.accelerator_topology = g.topology;
+    wp.resource.accelerator_topology_mode = AcceleratorTopologyMode(g.accelerator_connection_mode);
+    wp.resource.description = description;
+    policy_path = "projects/" + target.project + "/regions/" + region + "/resourcePolicies/" +
+                  wp.resource.name;
+    d->policies.push_back(std::move(wp));
+  }
+
+  std::string template_path = ResourcePath(g.instance_template_uri);
+  std::string machine_type;
+  if (g.instance_config) {
+    machine_type = g.instance_config->machine_type;
+    AddTemplate(target, g, owner, source, description, d, &template_path);
+  }
+  DesiredCompute<cloud::InstanceGroupManager> mig;
+  mig.owner = owner;
+  mig.source = source;
+  mig.annotations = g.annotations;
+  mig.multi_host = multi_host;
+  mig.template_immutable_replace = g.target_size_policy_mode == manifest::TargetSizePolicyMode::kBulk;
+  cloud::InstanceGroupManager& m = mig.resource;
+  m.name = g.name;
+  m.zone = g.node_location;
+  m.description = description;
+  m.instance_template = template_path;
+  m.base_instance_name = g.name;
+  m.target_size = g.node_count;
+  m.target_size_policy_mode = mig.template_immutable_replace ? "BULK" : "INDIVIDUAL";
+  // The slice's workload policy is the group's (resourcePolicies.workloadPolicy).
+  m.workload_policy = policy_path;
+  int per_vm = catalog::ChipsPerVm(machine_type);
+  if (per_vm == 0 && g.shape) per_vm = g.shape->machine_type.chips_per_vm;
+  mig.chips = per_vm * g.node_count;
+  mig.hosts = g.node_count;
+  d->groups.push_back(std::move(mig));
+
+}
+
+}  // namespace
+
 DesiredTarget BuildDesired(const manifest::Target& target) {
   DesiredTarget d;
-  for (const auto& spec : target.pools) {
-    for (int i = 0; i < spec.slices; ++i) {
-      DesiredPool dp;
-      dp.pool = DesiredNodePool(target, spec, i);
-      dp.spec = &spec;
-      dp.slice = i;
-      dp.multi_host = spec.shape.multi_host;
-      dp.autoscaled = spec.autoscaled();
-      // What the slice holds, or may hold once scaled up (possible capacity).
-      dp.chips = PoolChips(dp.pool.machine_type, spec.node_count);
-      if (dp.chips == 0) dp.chips = spec.shape.chips;
-      dp.hosts = spec.node_count;
-      d.pools.push_back(std::move(dp));
-    }
-    if (spec.shape.placement == catalog::Placement::kWorkloadPolicy) {
-      DesiredCompute<cloud::WorkloadPolicy> wp;
-      wp.owner = "TPUNodePool/" + spec.name;
-      wp.source = SourceOf(spec.where, "TPUNodePool", spec.name);
-      wp.annotations = spec.annotations;
-      wp.resource.name = WorkloadPolicyName(spec);
-      wp.resource.region = RegionOfZone(spec.location);
-      wp.resource.type = "HIGH_THROUGHPUT";
-      wp.resource.accelerator_topology = spec.shape.topology;
-      wp.resource.description =
-          ComputeDescription({target.Key(), wp.owner, spec.annotations.prevent_destroy});
-      d.policies.push_back(std::move(wp));
-    }
-  }
-
-  for (const auto& g : target.groups) {
-    const std::string owner = "TPUNodeGroup/" + g.name;
-    const std::string source = SourceOf(g.where, "TPUNodeGroup", g.name);
-    const std::string description =
-        ComputeDescription({target.Key(), owner, g.annotations.prevent_destroy});
-    const std::string region = RegionOfZone(g.node_location);
-    const bool multi_host = g.shape ? g.shape->multi_host : g.node_count > 1;
-
-    std::string policy_path;
-    if (multi_host && !g.topology.empty()) {
-      DesiredCompute<cloud::WorkloadPolicy> wp;
-      wp.owner = owner;
-      wp.source = source;
-      wp.annotations = g.annotations;
-      wp.resource.name = g.name + "-wp";
-      wp.resource.region = region;
-      wp.resource.type = "HIGH_THROUGHPUT";
-      wp.resource.accelerator_topology = g.topology;
-      wp.resource.accelerator_topology_mode = AcceleratorTopologyMode(g.accelerator_connection_mode);
-      wp.resource.description = description;
-      policy_path = "projects/" + target.project + "/regions/" + region + "/resourcePolicies/" +
-                    wp.resource.name;
-      d.policies.push_back(std::move(wp));
-    }
-
-    std::string template_path = ResourcePath(g.instance_template_uri);
-    std::string machine_type;
-    if (g.instance_config) {
-      const auto& ic = *g.instance_config;
-      machine_type = ic.machine_type;
-      DesiredCompute<cloud::InstanceTemplate> it;
-      it.owner = owner;
-      it.source = source;
-      it.annotations = g.annotations;
-      cloud::InstanceTemplate& t = it.resource;
-      t.description = description;
-      t.machine_type = ic.machine_type;
-      t.provisioning_model = ProvisioningModelName(ic.provisioning_model);
-      t.reservation = ic.reservation;
-      t.source_image = ic.image;
-      t.subnetwork = ic.subnetwork;
-      t.boot_disk_size_gb = ic.boot_disk_size_gb;
-      t.disk_type = ic.disk_type;
-      t.service_accounts = ic.service_accounts;
-      t.network_tags = ic.network_tags;
-      t.metadata = ic.metadata;
-      // TPU VMs cannot live-migrate: they stop for host maintenance (Google's
-      // bulk-MIG examples, the tpu-operator's templates).
-      t.on_host_maintenance = "TERMINATE";
-      t.instance_termination_action = TerminationAction(ic.provisioning_model);
-      if (g.bootstrap_kubernetes) {
-        // What the node bootstrap reads to join the control plane.
-        t.metadata["kubernetes-version"] = g.bootstrap_kubernetes->version;
-        t.metadata["kubernetes-control-plane-ip"] = g.bootstrap_kubernetes->control_plane_ip;
-      }
-      // Templates are immutable: the name carries a hash of the content, so any
-      // change is a new template (and the MIG moves to it).
-      t.name = g.name + "-" + Fnv1aHex(TemplateContent(t)).substr(0, 8);
-      template_path = "projects/" + target.project + "/global/instanceTemplates/" + t.name;
-      d.templates.push_back(std::move(it));
-    }
-
-    DesiredCompute<cloud::InstanceGroupManager> mig;
-    mig.owner = owner;
-    mig.source = source;
-    mig.annotations = g.annotations;
-    mig.multi_host = multi_host;
-    mig.template_immutable_replace = g.target_size_policy_mode == manifest::TargetSizePolicyMode::kBulk;
-    cloud::InstanceGroupManager& m = mig.resource;
-    m.name = g.name;
-    m.zone = g.node_location;
-    m.description = description;
-    m.instance_template = template_path;
-    m.base_instance_name = g.name;
-    m.target_size = g.node_count;
-    m.target_size_policy_mode = mig.template_immutable_replace ? "BULK" : "INDIVIDUAL";
-    // The slice's workload policy is the group's (resourcePolicies.workloadPolicy).
-    m.workload_policy = policy_path;
-    int per_vm = catalog::ChipsPerVm(machine_type);
-    if (per_vm == 0 && g.shape) per_vm = g.shape->machine_type.chips_per_vm;
-    mig.chips = per_vm * g.node_count;
-    mig.hosts = g.node_count;
-    d.groups.push_back(std::move(mig));
-  }
+  for (const auto& spec : target.pools) AddPool(target, spec, &d);
+  for (const auto& g : target.groups) AddGroup(target, g, &d);
   return d;
 }
 

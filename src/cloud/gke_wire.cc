@@ -128,46 +128,53 @@ json NodePoolToJson(const NodePool& p) {
   return j;
 }
 
+namespace {
+
+// config: the node configuration of a pool.
+void ReadNodeConfig(WireReader& r, const json& c, NodePool* p) {
+  r.String(c, "machineType", &p->machine_type);
+  r.Int(c, "diskSizeGb", &p->disk_size_gb);
+  r.String(c, "diskType", &p->disk_type);
+  r.String(c, "imageType", &p->image_type);
+  r.String(c, "serviceAccount", &p->service_account);
+  r.Strings(c, "oauthScopes", &p->oauth_scopes);
+  r.StringMap(c, "labels", &p->labels);
+  ReadTaints(r, c, &p->taints);
+  r.StringMap(c, "resourceLabels", &p->resource_labels);
+  r.Strings(c, "tags", &p->tags);
+  r.StringMap(c, "metadata", &p->metadata);
+  r.Bool(c, "spot", &p->spot);
+  r.Bool(c, "flexStart", &p->flex_start);
+  if (const json* ra = r.Object(c, "reservationAffinity")) {
+    ReservationAffinity a;
+    r.String(*ra, "consumeReservationType", &a.consume_reservation_type);
+    r.String(*ra, "key", &a.key);
+    r.Strings(*ra, "values", &a.values);
+    p->reservation_affinity = std::move(a);
+  }
+  if (const json* sh = r.Object(c, "shieldedInstanceConfig")) {
+    r.Bool(*sh, "enableSecureBoot", &p->secure_boot);
+    r.Bool(*sh, "enableIntegrityMonitoring", &p->integrity_monitoring);
+  }
+  r.String(c, "bootDiskKmsKey", &p->boot_disk_kms_key);
+  if (const json* disks = r.Array(c, "secondaryBootDisks")) {
+    for (const auto& d : *disks) {
+      SecondaryBootDisk disk;
+      r.String(d, "diskImage", &disk.disk_image);
+      r.String(d, "mode", &disk.mode);
+      p->secondary_boot_disks.push_back(std::move(disk));
+    }
+  }
+}
+
+}  // namespace
+
 Result<NodePool> NodePoolFromJson(const json& j) {
   NodePool p;
   WireReader r("node pool");
   if (!j.is_object()) return Status::InvalidArgument("node pool: expected a JSON object");
   r.String(j, "name", &p.name);
-  if (const json* c = r.Object(j, "config")) {
-    r.String(*c, "machineType", &p.machine_type);
-    r.Int(*c, "diskSizeGb", &p.disk_size_gb);
-    r.String(*c, "diskType", &p.disk_type);
-    r.String(*c, "imageType", &p.image_type);
-    r.String(*c, "serviceAccount", &p.service_account);
-    r.Strings(*c, "oauthScopes", &p.oauth_scopes);
-    r.StringMap(*c, "labels", &p.labels);
-    ReadTaints(r, *c, &p.taints);
-    r.StringMap(*c, "resourceLabels", &p.resource_labels);
-    r.Strings(*c, "tags", &p.tags);
-    r.StringMap(*c, "metadata", &p.metadata);
-    r.Bool(*c, "spot", &p.spot);
-    r.Bool(*c, "flexStart", &p.flex_start);
-    if (const json* ra = r.Object(*c, "reservationAffinity")) {
-      ReservationAffinity a;
-      r.String(*ra, "consumeReservationType", &a.consume_reservation_type);
-      r.String(*ra, "key", &a.key);
-      r.Strings(*ra, "values", &a.values);
-      p.reservation_affinity = std::move(a);
-    }
-    if (const json* sh = r.Object(*c, "shieldedInstanceConfig")) {
-      r.Bool(*sh, "enableSecureBoot", &p.secure_boot);
-      r.Bool(*sh, "enableIntegrityMonitoring", &p.integrity_monitoring);
-    }
-    r.String(*c, "bootDiskKmsKey", &p.boot_disk_kms_key);
-    if (const json* disks = r.Array(*c, "secondaryBootDisks")) {
-      for (const auto& d : *disks) {
-        SecondaryBootDisk disk;
-        r.String(d, "diskImage", &disk.disk_image);
-        r.String(d, "mode", &disk.mode);
-        p.secondary_boot_disks.push_back(std::move(disk));
-      }
-    }
-  }
+  if (const json* c = r.Object(j, "config")) ReadNodeConfig(r, *c, &p);
   if (const json* mp = r.Object(j, "maxPodsConstraint")) r.Int(*mp, "maxPodsPerNode", &p.max_pods_per_node);
   if (const json* nc = r.Object(j, "networkConfig")) {
     if (const json* nets = r.Array(*nc, "additionalNodeNetworkConfigs")) {

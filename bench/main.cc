@@ -83,27 +83,52 @@ struct RunFlags {
   std::vector<int> scenarios;  // empty: all
 };
 
+// The fleets and run counts of --size, and the flags that override them.
+void SizeContext(const RunFlags& f, const std::string& self, BenchContext* ctx) {
+  ctx->self = self;
+  ctx->binary = fs::absolute(f.binary).string();
+  ctx->work = fs::absolute(f.work).string();
+  if (f.size == "large") {
+    ctx->fleet = FleetSpec{};  // 50 × 20 × 20 + 1,000 groups
+    ctx->apply_fleet = FleetSpec{10, 20, 10, 0, 7};  // 2,000 creates over 200 clusters
+    ctx->runs = 3;
+    ctx->baseline_runs = 2;
+    ctx->idle_seconds = 60;
+  } else {
+    ctx->fleet = FleetSpec{2, 3, 4, 1, 1};
+    ctx->apply_fleet = FleetSpec{2, 5, 4, 0, 7};  // 40 creates over 10 clusters
+    ctx->runs = 2;
+    ctx->baseline_runs = 2;
+    ctx->idle_seconds = 5;
+  }
+  if (f.spec_given) ctx->fleet = f.spec;
+  if (f.runs > 0) ctx->runs = ctx->baseline_runs = f.runs;
+  if (f.idle_seconds > 0) ctx->idle_seconds = f.idle_seconds;
+}
+
+// The fleet generated in a child process: Linux keeps a process's peak RSS
+// across fork and exec (ru_maxrss), so every process this one starts would
+// report at least the generator's gigabyte as its own peak. "" and false on failure.
+bool GenerateFleet(const std::string& self, const BenchContext& ctx, std::string* description) {
+  ProcessSpec gen;
+  gen.argv = {self, "fleet", "--out", ctx.work + "/fleet", "--projects", std::to_string(ctx.fleet.projects),
+              "--clusters", std::to_string(ctx.fleet.clusters), "--pools", std::to_string(ctx.fleet.pools),
+              "--groups", std::to_string(ctx.fleet.groups), "--seed", std::to_string(ctx.fleet.seed)};
+  fs::create_directories(ctx.work);
+  gen.stdout_file = ctx.work + "/fleet.txt";
+  auto generated = RunProcess(gen);
+  std::ifstream described(gen.stdout_file);
+  std::getline(described, *description);
+  if (!generated.ok() || generated->exit_code != 0 || description->empty()) {
+    std::fprintf(stderr, "error: tpu-bench fleet failed (exit %d)\n", generated.ok() ? generated->exit_code : -1);
+    return false;
+  }
+  return true;
+}
+
 int Run(const RunFlags& f, const std::string& self, const std::string& command) {
   BenchContext ctx;
-  ctx.self = self;
-  ctx.binary = fs::absolute(f.binary).string();
-  ctx.work = fs::absolute(f.work).string();
-  if (f.size == "large") {
-    ctx.fleet = FleetSpec{};  // 50 × 20 × 20 + 1,000 groups
-    ctx.apply_fleet = FleetSpec{10, 20, 10, 0, 7};  // 2,000 creates over 200 clusters
-    ctx.runs = 3;
-    ctx.baseline_runs = 2;
-    ctx.idle_seconds = 60;
-  } else {
-    ctx.fleet = FleetSpec{2, 3, 4, 1, 1};
-    ctx.apply_fleet = FleetSpec{2, 5, 4, 0, 7};  // 40 creates over 10 clusters
-    ctx.runs = 2;
-    ctx.baseline_runs = 2;
-    ctx.idle_seconds = 5;
-  }
-  if (f.spec_given) ctx.fleet = f.spec;
-  if (f.runs > 0) ctx.runs = ctx.baseline_runs = f.runs;
-  if (f.idle_seconds > 0) ctx.idle_seconds = f.idle_seconds;
+  SizeContext(f, self, &ctx);
 
   test_support::MetadataServer metadata("bench-token");
   ctx.env = {"GCE_METADATA_HOST=" + metadata.host(), "GOOGLE_APPLICATION_CREDENTIALS=",
@@ -114,22 +139,7 @@ int Run(const RunFlags& f, const std::string& self, const std::string& command) 
   h.started_utc = UtcNow();
   h.load_before = LoadAvg();
   std::fprintf(stderr, "tpu-bench: generating the fleet in %s\n", ctx.work.c_str());
-  // In a child process: Linux keeps a process's peak RSS across fork and exec
-  // (ru_maxrss), so every process this one starts would report at least the
-  // generator's gigabyte as its own peak.
-  ProcessSpec gen;
-  gen.argv = {self, "fleet", "--out", ctx.work + "/fleet", "--projects", std::to_string(ctx.fleet.projects),
-              "--clusters", std::to_string(ctx.fleet.clusters), "--pools", std::to_string(ctx.fleet.pools),
-              "--groups", std::to_string(ctx.fleet.groups), "--seed", std::to_string(ctx.fleet.seed)};
-  fs::create_directories(ctx.work);
-  gen.stdout_file = ctx.work + "/fleet.txt";
-  auto generated = RunProcess(gen);
-  std::ifstream described(gen.stdout_file);
-  std::getline(described, h.fleet);
-  if (!generated.ok() || generated->exit_code != 0 || h.fleet.empty()) {
-    std::fprintf(stderr, "error: tpu-bench fleet failed (exit %d)\n", generated.ok() ? generated->exit_code : -1);
-    return 1;
-  }
+  if (!GenerateFleet(self, ctx, &h.fleet)) return 1;
   ctx.repo = ctx.work + "/fleet/repo";
   ctx.state = ctx.work + "/fleet/cloud-state.json";
   if (Status s = GitInit(ctx.repo); !s.ok()) {

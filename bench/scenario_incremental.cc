@@ -118,10 +118,62 @@ std::optional<double> FigureValue(const Results& r, const std::string& name) {
   return std::nullopt;
 }
 
+// One-file commits, one after another: how long from each commit until the
+// daemon logs its reconcile, the reconcile's own duration, the files parsed.
+// Returns why it stopped early, or "".
+std::string MeasureCommits(const BenchContext& ctx, const std::string& edited, int latency, DaemonLog& log,
+                           std::vector<double>* ready_ms, std::vector<double>* reconcile_ms,
+                           std::vector<double>* parsed) {
+  std::string error;
+  for (int i = 0; i < ctx.runs && error.empty(); ++i) {
+    Status s = EditOneFile(ctx.repo, edited, "l" + std::to_string(latency) + "-r" + std::to_string(i));
+    if (!s.ok()) {
+      error = s.ToString();
+      break;
+    }
+    auto add = Git(ctx.repo, "add -- '" + edited + "'");
+    auto tree = add.ok() ? Git(ctx.repo, "write-tree") : add;
+    auto commit = tree.ok() ? Git(ctx.repo, "commit-tree " + *tree + " -p HEAD -m 'bench: one-file change'")
+                            : tree;
+    if (!commit.ok()) {
+      error = commit.status().ToString();
+      break;
+    }
+    const size_t before = log.count();
+    const auto t0 = Clock::now();
+    if (auto ref = Git(ctx.repo, "update-ref refs/heads/main " + *commit); !ref.ok()) {
+      error = ref.status().ToString();
+      break;
+    }
+    auto seen = log.WaitFor(before, "revision=" + commit->substr(0, 7), std::chrono::seconds(600));
+    if (!seen) {
+      error = "no reconcile of " + *commit + ": " + log.Tail();
+      break;
+    }
+    ready_ms->push_back(std::chrono::duration<double, std::milli>(seen->when - t0).count());
+    if (auto d = Field(seen->line, "duration")) reconcile_ms->push_back(*d * 1000);
+    if (auto p = Field(seen->line, "parsed")) parsed->push_back(*p);
+  }
+  return error;
+}
+
+void MeasureIdle(const BenchContext& ctx, Child& daemon, DaemonLog& log, const std::string& tag, Results* out) {
+  const size_t before = log.count();
+  const double cpu0 = daemon.CpuSecondsSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(ctx.idle_seconds));
+  const double cpu1 = daemon.CpuSecondsSoFar();
+  const size_t woke = log.count() - before;
+  auto& idle = out->Add("5 idle daemon", "idle daemon CPU" + tag, (cpu1 - cpu0) / ctx.idle_seconds * 100, "% of a core",
+                        std::to_string(cpu1 - cpu0) + " s CPU over " + std::to_string(ctx.idle_seconds) +
+                            " s; " + std::to_string(woke) + " reconciles in the window");
+  idle.target = "< 0.5 %";
+  idle.met = *idle.value < 0.5;
+}
+
 }  // namespace
 
 void RunIncremental(const BenchContext& ctx, Results* out) {
-  const std::string sc3 = "3 incremental", sc5 = "5 idle daemon";
+  const std::string sc3 = "3 incremental";
   const std::string edited = EditedFile(ctx.fleet);
   bool idle_done = false;
   for (int latency : ctx.latencies) {
@@ -158,36 +210,7 @@ void RunIncremental(const BenchContext& ctx, Results* out) {
              "dry run; the daemon logged duration=" + std::to_string(Field(first->line, "duration").value_or(-1)).substr(0, 6) + " s");
 
     std::vector<double> ready_ms, reconcile_ms, parsed;
-    std::string error;
-    for (int i = 0; i < ctx.runs && error.empty(); ++i) {
-      Status s = EditOneFile(ctx.repo, edited, "l" + std::to_string(latency) + "-r" + std::to_string(i));
-      if (!s.ok()) {
-        error = s.ToString();
-        break;
-      }
-      auto add = Git(ctx.repo, "add -- '" + edited + "'");
-      auto tree = add.ok() ? Git(ctx.repo, "write-tree") : add;
-      auto commit = tree.ok() ? Git(ctx.repo, "commit-tree " + *tree + " -p HEAD -m 'bench: one-file change'")
-                              : tree;
-      if (!commit.ok()) {
-        error = commit.status().ToString();
-        break;
-      }
-      const size_t before = log.count();
-      const auto t0 = Clock::now();
-      if (auto ref = Git(ctx.repo, "update-ref refs/heads/main " + *commit); !ref.ok()) {
-        error = ref.status().ToString();
-        break;
-      }
-      auto seen = log.WaitFor(before, "revision=" + commit->substr(0, 7), std::chrono::seconds(600));
-      if (!seen) {
-        error = "no reconcile of " + *commit + ": " + log.Tail();
-        break;
-      }
-      ready_ms.push_back(std::chrono::duration<double, std::milli>(seen->when - t0).count());
-      if (auto d = Field(seen->line, "duration")) reconcile_ms.push_back(*d * 1000);
-      if (auto p = Field(seen->line, "parsed")) parsed.push_back(*p);
-    }
+    const std::string error = MeasureCommits(ctx, edited, latency, log, &ready_ms, &reconcile_ms, &parsed);
     const std::string note = "median of " + std::to_string(ready_ms.size()) + " commits" +
                              (error.empty() ? "" : "; stopped: " + error);
     auto& ready = out->Add(sc3, "commit → plan ready" + tag, Median(ready_ms), "ms", note);
@@ -207,16 +230,7 @@ void RunIncremental(const BenchContext& ctx, Results* out) {
     if (!idle_done) {
       // Scenario 5: nothing changes now. The window is the measurement itself.
       idle_done = true;
-      const size_t before = log.count();
-      const double cpu0 = (*daemon)->CpuSecondsSoFar();
-      std::this_thread::sleep_for(std::chrono::seconds(ctx.idle_seconds));
-      const double cpu1 = (*daemon)->CpuSecondsSoFar();
-      const size_t woke = log.count() - before;
-      auto& idle = out->Add(sc5, "idle daemon CPU" + tag, (cpu1 - cpu0) / ctx.idle_seconds * 100, "% of a core",
-                            std::to_string(cpu1 - cpu0) + " s CPU over " + std::to_string(ctx.idle_seconds) +
-                                " s; " + std::to_string(woke) + " reconciles in the window");
-      idle.target = "< 0.5 %";
-      idle.met = *idle.value < 0.5;
+      MeasureIdle(ctx, **daemon, log, tag, out);
     }
     (*daemon)->Signal(SIGTERM);
     (*daemon)->Wait();

@@ -42,222 +42,247 @@ manifest::TPUNodePool BasePool(Base b) {
   return {};
 }
 
-const std::vector<Case>& Cases() {
+// Server defaults and spellings: nothing to do.
+std::vector<Case> NoFlapCases() {
+  using K = ActionKind;
+  return {
+    // --- no flap: server defaults and spellings ---
+    {"in_sync_single_host", Base::kSingleHost, Nothing, Same, K::kNoop, {}},
+    {"in_sync_multi_host", Base::kMultiHost, Nothing, Same, K::kNoop, {}},
+    {"tpu7x_reported_without_placement_type", Base::kV7x, Nothing, Same, K::kNoop, {}},
+    {"label_maps_with_system_labels", Base::kSingleHost,
+     [](auto& s) { s.node_config.labels = cloud::StringMap{{"b", "2"}, {"a", "1"}}; }, Same, K::kNoop, {}},
+    {"taints_reordered_and_respelled", Base::kSingleHost,
+     [](auto& s) {
+       s.node_config.taints = std::vector<manifest::Taint>{{"x", "1", "NoSchedule"}, {"a", "2", "NoExecute"}};
+     },
+     Same, K::kNoop, {}},
+    {"spot_taint_added_by_gke", Base::kSingleHost,
+     [](auto& s) {
+       s.capacity.type = manifest::CapacityType::kSpot;
+       s.node_config.taints = std::vector<manifest::Taint>{{"x", "1", "NoSchedule"}};
+     },
+     [](auto& l) {
+       l.spot = true;
+       l.taints = std::vector<cloud::NodeTaint>{{"cloud.google.com/gke-spot", "true", "NO_SCHEDULE"},
+                                                {"x", "1", "NoSchedule"}};
+     },
+     K::kNoop, {}},
+    {"tpu_taint_added_by_gke", Base::kSingleHost, Nothing,
+     [](auto& l) { l.taints = std::vector<cloud::NodeTaint>{{"google.com/tpu", "present", "NO_SCHEDULE"}}; },
+     K::kNoop, {}},
+    {"disk_type_default_pd_balanced", Base::kSingleHost, [](auto& s) { s.node_config.disk_type = "pd-balanced"; },
+     [](auto& l) { l.disk_type.reset(); }, K::kNoop, {}},
+    {"disk_type_unset_not_compared", Base::kSingleHost, Nothing,
+     [](auto& l) { l.disk_type = "hyperdisk-balanced"; }, K::kNoop, {}},
+    {"disk_size_default_100", Base::kSingleHost, [](auto& s) { s.node_config.disk_size_gb = 100; },
+     [](auto& l) { l.disk_size_gb.reset(); }, K::kNoop, {}},
+    {"scopes_short_vs_long_and_reordered", Base::kSingleHost,
+     [](auto& s) { s.node_config.oauth_scopes = std::vector<std::string>{"cloud-platform", "userinfo.email"}; },
+     Same, K::kNoop, {}},
+    {"version_prefix", Base::kSingleHost, [](auto& s) { s.version = "1.30"; }, Same, K::kNoop, {}},
+    {"image_type_case", Base::kSingleHost, [](auto& s) { s.node_config.image_type = "cos_containerd"; }, Same,
+     K::kNoop, {}},
+    {"reservation_as_path_of_own_project", Base::kSingleHost,
+     [](auto& s) {
+       s.capacity.type = manifest::CapacityType::kReservation;
+       s.capacity.reservation = "res-a";
+     },
+     [](auto& l) {
+       l.reservation_affinity = cloud::ReservationAffinity{
+           "SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", {"projects/p/reservations/res-a"}};
+     },
+     K::kNoop, {}},
+    {"no_reservation_reported_as_any", Base::kSingleHost, Nothing,
+     [](auto& l) { l.reservation_affinity = cloud::ReservationAffinity{"ANY_RESERVATION", "", {}}; }, K::kNoop, {}},
+    {"metadata_default_key_ignored", Base::kSingleHost,
+     [](auto& s) { s.node_config.metadata = cloud::StringMap{{"a", "b"}}; }, Same, K::kNoop, {}},
+    {"undeclared_resource_labels_kept", Base::kSingleHost, Nothing,
+     [](auto& l) { (*l.resource_labels)["cost-center"] = "42"; }, K::kNoop, {}},
+    {"service_account_default", Base::kSingleHost, [](auto& s) { s.node_config.service_account = "default"; },
+     [](auto& l) { l.service_account.reset(); }, K::kNoop, {}},
+    {"autoscaled_size_not_compared", Base::kSingleHost,
+     [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
+     [](auto& l) {
+       l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4, ""};
+       l.node_count = 3;
+     },
+     K::kNoop, {}},
+    {"autoscaling_disabled_reported_empty", Base::kSingleHost, Nothing, [](auto& l) { l.autoscaling.reset(); },
+     K::kNoop, {}},
+    {"locations_unreported", Base::kSingleHost, Nothing, [](auto& l) { l.locations.clear(); }, K::kNoop, {}},
+    {"management_left_out_not_compared", Base::kSingleHost, Nothing,
+     [](auto& l) { l.management = cloud::NodeManagement{false, false}; }, K::kNoop, {}},
+    {"location_policy_left_to_gke", Base::kSingleHost,
+     [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
+     [](auto& l) { l.autoscaling->location_policy = "BALANCED"; }, K::kNoop, {}},
+    {"autoscaled_slice_size_not_compared", Base::kMultiHost,
+     [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 0, 4}; },
+     [](auto& l) { l.node_count = 0; }, K::kNoop, {}},
+
+  };
+}
+
+// Changes GKE makes in place.
+std::vector<Case> InPlaceCases() {
   using K = ActionKind;
   using U = UpdateCall;
-  static const std::vector<Case> cases = {
-      // --- no flap: server defaults and spellings ---
-      {"in_sync_single_host", Base::kSingleHost, Nothing, Same, K::kNoop, {}},
-      {"in_sync_multi_host", Base::kMultiHost, Nothing, Same, K::kNoop, {}},
-      {"tpu7x_reported_without_placement_type", Base::kV7x, Nothing, Same, K::kNoop, {}},
-      {"label_maps_with_system_labels", Base::kSingleHost,
-       [](auto& s) { s.node_config.labels = cloud::StringMap{{"b", "2"}, {"a", "1"}}; }, Same, K::kNoop, {}},
-      {"taints_reordered_and_respelled", Base::kSingleHost,
-       [](auto& s) {
-         s.node_config.taints = std::vector<manifest::Taint>{{"x", "1", "NoSchedule"}, {"a", "2", "NoExecute"}};
-       },
-       Same, K::kNoop, {}},
-      {"spot_taint_added_by_gke", Base::kSingleHost,
-       [](auto& s) {
-         s.capacity.type = manifest::CapacityType::kSpot;
-         s.node_config.taints = std::vector<manifest::Taint>{{"x", "1", "NoSchedule"}};
-       },
-       [](auto& l) {
-         l.spot = true;
-         l.taints = std::vector<cloud::NodeTaint>{{"cloud.google.com/gke-spot", "true", "NO_SCHEDULE"},
-                                                  {"x", "1", "NoSchedule"}};
-       },
-       K::kNoop, {}},
-      {"tpu_taint_added_by_gke", Base::kSingleHost, Nothing,
-       [](auto& l) { l.taints = std::vector<cloud::NodeTaint>{{"google.com/tpu", "present", "NO_SCHEDULE"}}; },
-       K::kNoop, {}},
-      {"disk_type_default_pd_balanced", Base::kSingleHost, [](auto& s) { s.node_config.disk_type = "pd-balanced"; },
-       [](auto& l) { l.disk_type.reset(); }, K::kNoop, {}},
-      {"disk_type_unset_not_compared", Base::kSingleHost, Nothing,
-       [](auto& l) { l.disk_type = "hyperdisk-balanced"; }, K::kNoop, {}},
-      {"disk_size_default_100", Base::kSingleHost, [](auto& s) { s.node_config.disk_size_gb = 100; },
-       [](auto& l) { l.disk_size_gb.reset(); }, K::kNoop, {}},
-      {"scopes_short_vs_long_and_reordered", Base::kSingleHost,
-       [](auto& s) { s.node_config.oauth_scopes = std::vector<std::string>{"cloud-platform", "userinfo.email"}; },
-       Same, K::kNoop, {}},
-      {"version_prefix", Base::kSingleHost, [](auto& s) { s.version = "1.30"; }, Same, K::kNoop, {}},
-      {"image_type_case", Base::kSingleHost, [](auto& s) { s.node_config.image_type = "cos_containerd"; }, Same,
-       K::kNoop, {}},
-      {"reservation_as_path_of_own_project", Base::kSingleHost,
-       [](auto& s) {
-         s.capacity.type = manifest::CapacityType::kReservation;
-         s.capacity.reservation = "res-a";
-       },
-       [](auto& l) {
-         l.reservation_affinity = cloud::ReservationAffinity{
-             "SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", {"projects/p/reservations/res-a"}};
-       },
-       K::kNoop, {}},
-      {"no_reservation_reported_as_any", Base::kSingleHost, Nothing,
-       [](auto& l) { l.reservation_affinity = cloud::ReservationAffinity{"ANY_RESERVATION", "", {}}; }, K::kNoop, {}},
-      {"metadata_default_key_ignored", Base::kSingleHost,
-       [](auto& s) { s.node_config.metadata = cloud::StringMap{{"a", "b"}}; }, Same, K::kNoop, {}},
-      {"undeclared_resource_labels_kept", Base::kSingleHost, Nothing,
-       [](auto& l) { (*l.resource_labels)["cost-center"] = "42"; }, K::kNoop, {}},
-      {"service_account_default", Base::kSingleHost, [](auto& s) { s.node_config.service_account = "default"; },
-       [](auto& l) { l.service_account.reset(); }, K::kNoop, {}},
-      {"autoscaled_size_not_compared", Base::kSingleHost,
-       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
-       [](auto& l) {
-         l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4, ""};
-         l.node_count = 3;
-       },
-       K::kNoop, {}},
-      {"autoscaling_disabled_reported_empty", Base::kSingleHost, Nothing, [](auto& l) { l.autoscaling.reset(); },
-       K::kNoop, {}},
-      {"locations_unreported", Base::kSingleHost, Nothing, [](auto& l) { l.locations.clear(); }, K::kNoop, {}},
-      {"management_left_out_not_compared", Base::kSingleHost, Nothing,
-       [](auto& l) { l.management = cloud::NodeManagement{false, false}; }, K::kNoop, {}},
-      {"location_policy_left_to_gke", Base::kSingleHost,
-       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
-       [](auto& l) { l.autoscaling->location_policy = "BALANCED"; }, K::kNoop, {}},
-      {"autoscaled_slice_size_not_compared", Base::kMultiHost,
-       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 0, 4}; },
-       [](auto& l) { l.node_count = 0; }, K::kNoop, {}},
+  return {
+    // --- in place ---
+    {"label_changed", Base::kSingleHost, [](auto& s) { s.node_config.labels = cloud::StringMap{{"team", "b"}}; },
+     [](auto& l) { (*l.labels)["team"] = "a"; }, K::kUpdate, {"config.labels[\"team\"]"}, {U::kUpdateNodePool}},
+    {"label_removed", Base::kSingleHost, [](auto& s) { s.node_config.labels = cloud::StringMap{}; },
+     [](auto& l) { (*l.labels)["old"] = "x"; }, K::kUpdate, {"config.labels[\"old\"]"}, {U::kUpdateNodePool}},
+    {"taint_changed", Base::kSingleHost,
+     [](auto& s) { s.node_config.taints = std::vector<manifest::Taint>{{"x", "1", "NoExecute"}}; },
+     [](auto& l) { l.taints = std::vector<cloud::NodeTaint>{{"x", "1", "NO_SCHEDULE"}}; }, K::kUpdate,
+     {"config.taints"}, {U::kUpdateNodePool}},
+    {"resource_label_changed", Base::kSingleHost,
+     [](auto& s) { s.node_config.resource_labels = cloud::StringMap{{"team", "b"}}; },
+     [](auto& l) { (*l.resource_labels)["team"] = "a"; }, K::kUpdate, {"config.resourceLabels[\"team\"]"},
+     {U::kUpdateNodePool}},
+    {"declared_resource_labels_remove_extra", Base::kSingleHost,
+     [](auto& s) { s.node_config.resource_labels = cloud::StringMap{}; },
+     [](auto& l) { (*l.resource_labels)["cost-center"] = "42"; }, K::kUpdate,
+     {"config.resourceLabels[\"cost-center\"]"}, {U::kUpdateNodePool}},
+    {"ownership_marker_missing", Base::kSingleHost, Nothing,
+     [](auto& l) { l.resource_labels->erase(cloud::kManagedLabel); }, K::kUpdate,
+     {"config.resourceLabels[\"tpu-provisioner-managed\"]"}, {U::kUpdateNodePool}},
+    {"prevent_destroy_annotation_added", Base::kSingleHost,
+     [](auto& s) { s.annotations.prevent_destroy = true; }, Same, K::kUpdate,
+     {"config.resourceLabels[\"tpu-provisioner-prevent-destroy\"]"}, {U::kUpdateNodePool}},
+    {"tags_changed", Base::kSingleHost, [](auto& s) { s.node_config.tags = std::vector<std::string>{"b", "a"}; },
+     [](auto& l) { l.tags = std::vector<std::string>{"a"}; }, K::kUpdate, {"config.tags"}, {U::kUpdateNodePool}},
+    {"tags_reordered", Base::kSingleHost, [](auto& s) { s.node_config.tags = std::vector<std::string>{"b", "a"}; },
+     [](auto& l) { l.tags = std::vector<std::string>{"a", "b"}; }, K::kNoop, {}},
+    {"image_type_changed", Base::kSingleHost, [](auto& s) { s.node_config.image_type = "UBUNTU_CONTAINERD"; },
+     Same, K::kUpdate, {"config.imageType"}, {U::kUpdateNodePool}},
+    {"version_changed", Base::kSingleHost, [](auto& s) { s.version = "1.31"; }, Same, K::kUpdate, {"version"},
+     {U::kUpdateNodePool}},
+    {"auto_repair_changed", Base::kSingleHost,
+     [](auto& s) { s.management = manifest::Management{false, std::nullopt, {}}; }, Same, K::kUpdate,
+     {"management.autoRepair"}, {U::kSetManagement}},
+    {"auto_upgrade_changed", Base::kMultiHost,
+     [](auto& s) { s.management = manifest::Management{std::nullopt, false, {}}; }, Same, K::kUpdate,
+     {"management.autoUpgrade"}, {U::kSetManagement}},
+    // UpdateNodePoolRequest migrates the nodes to a new disk: no replace.
+    {"disk_size", Base::kSingleHost, [](auto& s) { s.node_config.disk_size_gb = 200; }, Same, K::kUpdate,
+     {"config.diskSizeGb"}, {U::kUpdateNodePool}},
+    {"disk_type", Base::kSingleHost, [](auto& s) { s.node_config.disk_type = "hyperdisk-balanced"; }, Same,
+     K::kUpdate, {"config.diskType"}, {U::kUpdateNodePool}},
+    {"disk_and_label", Base::kMultiHost,
+     [](auto& s) {
+       s.node_config.labels = cloud::StringMap{{"team", "b"}};
+       s.node_config.disk_size_gb = 300;
+     },
+     Same, K::kUpdate, {"config.diskSizeGb", "config.labels[\"team\"]"}, {U::kUpdateNodePool}},
+    // The zones move in place, in a call of their own, after the others.
+    {"locations", Base::kSingleHost,
+     [](auto& s) {
+       s.location = "us-central2-a";
+       s.node_config.labels = cloud::StringMap{{"team", "b"}};
+     },
+     Same, K::kUpdate, {"locations", "config.labels[\"team\"]"}, {U::kUpdateNodePool, U::kUpdateLocations}},
+    // A fixed slice becomes 0 ↔ its VMs in place.
+    {"slice_becomes_autoscaled", Base::kMultiHost,
+     [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 0, 4}; }, Same, K::kUpdate, {"autoscaling"},
+     {U::kSetAutoscaling}},
+    {"autoscaling_enabled", Base::kSingleHost, [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
+     Same, K::kUpdate, {"autoscaling"}, {U::kSetAutoscaling}},
+    {"autoscaling_bounds", Base::kSingleHost, [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 8}; },
+     [](auto& l) { l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4, ""}; }, K::kUpdate, {"autoscaling"},
+     {U::kSetAutoscaling}},
+    {"label_and_size", Base::kSingleHost,
+     [](auto& s) {
+       s.node_config.labels = cloud::StringMap{{"team", "b"}};
+       s.node_count = 2;
+     },
+     [](auto& l) { (*l.labels)["team"] = "a"; }, K::kUpdate, {"config.labels[\"team\"]", "nodeCount"},
+     {U::kUpdateNodePool, U::kSetSize}},
 
-      // --- in place ---
-      {"label_changed", Base::kSingleHost, [](auto& s) { s.node_config.labels = cloud::StringMap{{"team", "b"}}; },
-       [](auto& l) { (*l.labels)["team"] = "a"; }, K::kUpdate, {"config.labels[\"team\"]"}, {U::kUpdateNodePool}},
-      {"label_removed", Base::kSingleHost, [](auto& s) { s.node_config.labels = cloud::StringMap{}; },
-       [](auto& l) { (*l.labels)["old"] = "x"; }, K::kUpdate, {"config.labels[\"old\"]"}, {U::kUpdateNodePool}},
-      {"taint_changed", Base::kSingleHost,
-       [](auto& s) { s.node_config.taints = std::vector<manifest::Taint>{{"x", "1", "NoExecute"}}; },
-       [](auto& l) { l.taints = std::vector<cloud::NodeTaint>{{"x", "1", "NO_SCHEDULE"}}; }, K::kUpdate,
-       {"config.taints"}, {U::kUpdateNodePool}},
-      {"resource_label_changed", Base::kSingleHost,
-       [](auto& s) { s.node_config.resource_labels = cloud::StringMap{{"team", "b"}}; },
-       [](auto& l) { (*l.resource_labels)["team"] = "a"; }, K::kUpdate, {"config.resourceLabels[\"team\"]"},
-       {U::kUpdateNodePool}},
-      {"declared_resource_labels_remove_extra", Base::kSingleHost,
-       [](auto& s) { s.node_config.resource_labels = cloud::StringMap{}; },
-       [](auto& l) { (*l.resource_labels)["cost-center"] = "42"; }, K::kUpdate,
-       {"config.resourceLabels[\"cost-center\"]"}, {U::kUpdateNodePool}},
-      {"ownership_marker_missing", Base::kSingleHost, Nothing,
-       [](auto& l) { l.resource_labels->erase(cloud::kManagedLabel); }, K::kUpdate,
-       {"config.resourceLabels[\"tpu-provisioner-managed\"]"}, {U::kUpdateNodePool}},
-      {"prevent_destroy_annotation_added", Base::kSingleHost,
-       [](auto& s) { s.annotations.prevent_destroy = true; }, Same, K::kUpdate,
-       {"config.resourceLabels[\"tpu-provisioner-prevent-destroy\"]"}, {U::kUpdateNodePool}},
-      {"tags_changed", Base::kSingleHost, [](auto& s) { s.node_config.tags = std::vector<std::string>{"b", "a"}; },
-       [](auto& l) { l.tags = std::vector<std::string>{"a"}; }, K::kUpdate, {"config.tags"}, {U::kUpdateNodePool}},
-      {"tags_reordered", Base::kSingleHost, [](auto& s) { s.node_config.tags = std::vector<std::string>{"b", "a"}; },
-       [](auto& l) { l.tags = std::vector<std::string>{"a", "b"}; }, K::kNoop, {}},
-      {"image_type_changed", Base::kSingleHost, [](auto& s) { s.node_config.image_type = "UBUNTU_CONTAINERD"; },
-       Same, K::kUpdate, {"config.imageType"}, {U::kUpdateNodePool}},
-      {"version_changed", Base::kSingleHost, [](auto& s) { s.version = "1.31"; }, Same, K::kUpdate, {"version"},
-       {U::kUpdateNodePool}},
-      {"auto_repair_changed", Base::kSingleHost,
-       [](auto& s) { s.management = manifest::Management{false, std::nullopt, {}}; }, Same, K::kUpdate,
-       {"management.autoRepair"}, {U::kSetManagement}},
-      {"auto_upgrade_changed", Base::kMultiHost,
-       [](auto& s) { s.management = manifest::Management{std::nullopt, false, {}}; }, Same, K::kUpdate,
-       {"management.autoUpgrade"}, {U::kSetManagement}},
-      // UpdateNodePoolRequest migrates the nodes to a new disk: no replace.
-      {"disk_size", Base::kSingleHost, [](auto& s) { s.node_config.disk_size_gb = 200; }, Same, K::kUpdate,
-       {"config.diskSizeGb"}, {U::kUpdateNodePool}},
-      {"disk_type", Base::kSingleHost, [](auto& s) { s.node_config.disk_type = "hyperdisk-balanced"; }, Same,
-       K::kUpdate, {"config.diskType"}, {U::kUpdateNodePool}},
-      {"disk_and_label", Base::kMultiHost,
-       [](auto& s) {
-         s.node_config.labels = cloud::StringMap{{"team", "b"}};
-         s.node_config.disk_size_gb = 300;
-       },
-       Same, K::kUpdate, {"config.diskSizeGb", "config.labels[\"team\"]"}, {U::kUpdateNodePool}},
-      // The zones move in place, in a call of their own, after the others.
-      {"locations", Base::kSingleHost,
-       [](auto& s) {
-         s.location = "us-central2-a";
-         s.node_config.labels = cloud::StringMap{{"team", "b"}};
-       },
-       Same, K::kUpdate, {"locations", "config.labels[\"team\"]"}, {U::kUpdateNodePool, U::kUpdateLocations}},
-      // A fixed slice becomes 0 ↔ its VMs in place.
-      {"slice_becomes_autoscaled", Base::kMultiHost,
-       [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 0, 4}; }, Same, K::kUpdate, {"autoscaling"},
-       {U::kSetAutoscaling}},
-      {"autoscaling_enabled", Base::kSingleHost, [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 4}; },
-       Same, K::kUpdate, {"autoscaling"}, {U::kSetAutoscaling}},
-      {"autoscaling_bounds", Base::kSingleHost, [](auto& s) { s.autoscaling = manifest::Autoscaling{true, 1, 8}; },
-       [](auto& l) { l.autoscaling = cloud::NodePoolAutoscaling{true, 1, 4, ""}; }, K::kUpdate, {"autoscaling"},
-       {U::kSetAutoscaling}},
-      {"label_and_size", Base::kSingleHost,
-       [](auto& s) {
-         s.node_config.labels = cloud::StringMap{{"team", "b"}};
-         s.node_count = 2;
-       },
-       [](auto& l) { (*l.labels)["team"] = "a"; }, K::kUpdate, {"config.labels[\"team\"]", "nodeCount"},
-       {U::kUpdateNodePool, U::kSetSize}},
-
-      // --- resize ---
-      {"single_host_node_count", Base::kSingleHost, [](auto& s) { s.node_count = 3; }, Same, K::kResize,
-       {"nodeCount"}, {U::kSetSize}},
-      {"single_host_drifted_size", Base::kSingleHost, Nothing, [](auto& l) { l.node_count = 5; }, K::kResize,
-       {"nodeCount"}, {U::kSetSize}},
-
-      // --- replace ---
-      {"machine_type", Base::kSingleHost, Nothing, [](auto& l) { l.machine_type = "ct6e-standard-8t"; },
-       K::kReplace, {"config.machineType"}},
-      {"service_account", Base::kSingleHost, [](auto& s) { s.node_config.service_account = "sa@p.iam"; }, Same,
-       K::kReplace, {"config.serviceAccount"}},
-      {"oauth_scopes", Base::kSingleHost,
-       [](auto& s) { s.node_config.oauth_scopes = std::vector<std::string>{"cloud-platform"}; }, Same, K::kReplace,
-       {"config.oauthScopes"}},
-      {"metadata", Base::kSingleHost, [](auto& s) { s.node_config.metadata = cloud::StringMap{{"a", "b"}}; },
-       [](auto& l) { (*l.metadata)["a"] = "c"; }, K::kReplace, {"config.metadata[\"a\"]"}},
-      {"spot", Base::kSingleHost, [](auto& s) { s.capacity.type = manifest::CapacityType::kSpot; }, Same,
-       K::kReplace, {"config.spot"}},
-      {"reservation", Base::kMultiHost,
-       [](auto& s) {
-         s.capacity.type = manifest::CapacityType::kReservation;
-         s.capacity.reservation = "res-b";
-       },
-       Same, K::kReplace, {"config.reservationAffinity"}},
-      {"reservation_other_project", Base::kMultiHost,
-       [](auto& s) {
-         s.capacity.type = manifest::CapacityType::kReservation;
-         s.capacity.reservation = "res-a";
-         s.capacity.reservation_project = "shared";
-       },
-       [](auto& l) {
-         l.reservation_affinity = cloud::ReservationAffinity{
-             "SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", {"res-a"}};
-       },
-       K::kReplace, {"config.reservationAffinity"}},
-      {"flex_start", Base::kMultiHost,
-       [](auto& s) {
-         s.capacity.type = manifest::CapacityType::kFlexStart;
-         s.autoscaling = manifest::Autoscaling{true, 0, 4};  // as the loader sets it
-       },
-       Same, K::kReplace, {"config.flexStart", "management.autoRepair", "autoscaling"}},
-      // An autoscaled slice at 0 nodes cannot become a fixed one but by a new pool.
-      {"autoscaled_slice_at_zero_becomes_fixed", Base::kMultiHost, Nothing,
-       [](auto& l) {
-         l.autoscaling = cloud::NodePoolAutoscaling{true, 0, 4, "ANY"};
-         l.node_count = 0;
-       },
-       K::kReplace, {"nodeCount", "autoscaling"}},
-      {"placement_topology", Base::kMultiHost, Nothing,
-       [](auto& l) { l.placement_policy->tpu_topology = "2x2x2"; }, K::kReplace, {"placementPolicy.tpuTopology"}},
-      {"placement_type", Base::kMultiHost, Nothing, [](auto& l) { l.placement_policy->type = ""; }, K::kReplace,
-       {"placementPolicy.type"}},
-      {"placement_policy_name", Base::kV7x, [](auto& s) { s.workload_policy = "other-wp"; }, Same, K::kReplace,
-       {"placementPolicy.policyName"}},
-      {"placement_on_single_host", Base::kSingleHost, Nothing,
-       [](auto& l) { l.placement_policy = cloud::PlacementPolicy{"COMPACT", "2x2", ""}; }, K::kReplace,
-       {"placementPolicy"}},
-      {"multi_host_node_count", Base::kMultiHost, Nothing, [](auto& l) { l.node_count = 3; }, K::kReplace,
-       {"nodeCount"}},
-      {"replace_wins_over_update", Base::kSingleHost,
-       [](auto& s) {
-         s.node_config.labels = cloud::StringMap{{"team", "b"}};
-         s.node_config.service_account = "sa@p.iam";
-       },
-       Same, K::kReplace, {"config.serviceAccount", "config.labels[\"team\"]"}},
   };
+}
+
+// Resizes, and changes only a new pool can make.
+std::vector<Case> ResizeAndReplaceCases() {
+  using K = ActionKind;
+  using U = UpdateCall;
+  return {
+    // --- resize ---
+    {"single_host_node_count", Base::kSingleHost, [](auto& s) { s.node_count = 3; }, Same, K::kResize,
+     {"nodeCount"}, {U::kSetSize}},
+    {"single_host_drifted_size", Base::kSingleHost, Nothing, [](auto& l) { l.node_count = 5; }, K::kResize,
+     {"nodeCount"}, {U::kSetSize}},
+
+    // --- replace ---
+    {"machine_type", Base::kSingleHost, Nothing, [](auto& l) { l.machine_type = "ct6e-standard-8t"; },
+     K::kReplace, {"config.machineType"}},
+    {"service_account", Base::kSingleHost, [](auto& s) { s.node_config.service_account = "sa@p.iam"; }, Same,
+     K::kReplace, {"config.serviceAccount"}},
+    {"oauth_scopes", Base::kSingleHost,
+     [](auto& s) { s.node_config.oauth_scopes = std::vector<std::string>{"cloud-platform"}; }, Same, K::kReplace,
+     {"config.oauthScopes"}},
+    {"metadata", Base::kSingleHost, [](auto& s) { s.node_config.metadata = cloud::StringMap{{"a", "b"}}; },
+     [](auto& l) { (*l.metadata)["a"] = "c"; }, K::kReplace, {"config.metadata[\"a\"]"}},
+    {"spot", Base::kSingleHost, [](auto& s) { s.capacity.type = manifest::CapacityType::kSpot; }, Same,
+     K::kReplace, {"config.spot"}},
+    {"reservation", Base::kMultiHost,
+     [](auto& s) {
+       s.capacity.type = manifest::CapacityType::kReservation;
+       s.capacity.reservation = "res-b";
+     },
+     Same, K::kReplace, {"config.reservationAffinity"}},
+    {"reservation_other_project", Base::kMultiHost,
+     [](auto& s) {
+       s.capacity.type = manifest::CapacityType::kReservation;
+       s.capacity.reservation = "res-a";
+       s.capacity.reservation_project = "shared";
+     },
+     [](auto& l) {
+       l.reservation_affinity = cloud::ReservationAffinity{
+           "SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", {"res-a"}};
+     },
+     K::kReplace, {"config.reservationAffinity"}},
+    {"flex_start", Base::kMultiHost,
+     [](auto& s) {
+       s.capacity.type = manifest::CapacityType::kFlexStart;
+       s.autoscaling = manifest::Autoscaling{true, 0, 4};  // as the loader sets it
+     },
+     Same, K::kReplace, {"config.flexStart", "management.autoRepair", "autoscaling"}},
+    // An autoscaled slice at 0 nodes cannot become a fixed one but by a new pool.
+    {"autoscaled_slice_at_zero_becomes_fixed", Base::kMultiHost, Nothing,
+     [](auto& l) {
+       l.autoscaling = cloud::NodePoolAutoscaling{true, 0, 4, "ANY"};
+       l.node_count = 0;
+     },
+     K::kReplace, {"nodeCount", "autoscaling"}},
+    {"placement_topology", Base::kMultiHost, Nothing,
+     [](auto& l) { l.placement_policy->tpu_topology = "2x2x2"; }, K::kReplace, {"placementPolicy.tpuTopology"}},
+    {"placement_type", Base::kMultiHost, Nothing, [](auto& l) { l.placement_policy->type = ""; }, K::kReplace,
+     {"placementPolicy.type"}},
+    {"placement_policy_name", Base::kV7x, [](auto& s) { s.workload_policy = "other-wp"; }, Same, K::kReplace,
+     {"placementPolicy.policyName"}},
+    {"placement_on_single_host", Base::kSingleHost, Nothing,
+     [](auto& l) { l.placement_policy = cloud::PlacementPolicy{"COMPACT", "2x2", ""}; }, K::kReplace,
+     {"placementPolicy"}},
+    {"multi_host_node_count", Base::kMultiHost, Nothing, [](auto& l) { l.node_count = 3; }, K::kReplace,
+     {"nodeCount"}},
+    {"replace_wins_over_update", Base::kSingleHost,
+     [](auto& s) {
+       s.node_config.labels = cloud::StringMap{{"team", "b"}};
+       s.node_config.service_account = "sa@p.iam";
+     },
+     Same, K::kReplace, {"config.serviceAccount", "config.labels[\"team\"]"}},
+  };
+}
+
+const std::vector<Case>& Cases() {
+  static const std::vector<Case> cases = [] {
+    std::vector<Case> all;
+    for (auto part : {NoFlapCases, InPlaceCases, ResizeAndReplaceCases})
+      for (auto& c : part()) all.push_back(std::move(c));
+    return all;
+  }();
   return cases;
 }
 

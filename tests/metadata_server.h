@@ -16,6 +16,7 @@ class MetadataServer {
     std::string body = R"({"access_token":")" + token + R"(","expires_in":3600,"token_type":"Bearer"})";
     server_.Get("/computeMetadata/v1/instance/service-accounts/default/token",
                 [body](const httplib::Request&, httplib::Response& res) {
+                  res.set_header("Metadata-Flavor", "Google");  // as the real server answers
                   res.set_content(body, "application/json");
                 });
     port_ = server_.bind_to_any_port("127.0.0.1");

@@ -24,6 +24,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "metadata_server.h"
+
 extern char** environ;
 
 namespace tpu::daemon::testing {
@@ -40,30 +42,6 @@ inline bool WaitUntil(const std::function<bool()>& ready, std::chrono::seconds l
   }
   return true;
 }
-
-// A GCE metadata server that grants a fixed token.
-class FakeMetadataServer {
- public:
-  FakeMetadataServer() {
-    server_.Get(".*", [](const httplib::Request&, httplib::Response& res) {
-      res.set_header("Metadata-Flavor", "Google");
-      res.set_content(R"({"access_token":"e2e-token","expires_in":3600,"token_type":"Bearer"})",
-                      "application/json");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  ~FakeMetadataServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string host() const { return "127.0.0.1:" + std::to_string(port_); }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
 
 class DaemonProcess {
  public:

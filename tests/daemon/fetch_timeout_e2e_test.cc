@@ -66,7 +66,7 @@ TEST(FetchTimeoutE2eTest, ARemoteThatNeverAnswersIsAbandonedAndSigtermStillStops
   TempDir tmp;
   SilentServer silent;
   CloudFixture cloud;
-  FakeMetadataServer metadata;
+  test_support::MetadataServer metadata;
   const std::string url = "http://127.0.0.1:" + std::to_string(silent.port()) + "/capacity.git";
   DaemonProcess d({"--repo", url, "--workdir", (tmp.path() / "clone").string(), "--fetch-timeout", "1s",
                    "--poll-interval", "2s"},

@@ -50,7 +50,7 @@ class KubeE2eFixture : public ::testing::Test {
   kubesim::KubeApiServer api_;
   std::unique_ptr<kube::RestClient> client_;
   CloudFixture cloud_;
-  FakeMetadataServer metadata_;
+  test_support::MetadataServer metadata_;
 };
 
 }  // namespace tpu::daemon::testing

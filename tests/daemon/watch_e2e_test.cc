@@ -61,7 +61,7 @@ class WatchE2eTest : public ::testing::Test {
   TempDir tmp_;
   fs::path repo_;
   CloudFixture cloud_;
-  FakeMetadataServer metadata_;
+  test_support::MetadataServer metadata_;
 };
 
 TEST_F(WatchE2eTest, CommitsAppliedBrokenTargetBlockedRevertConvergesSigtermExitsCleanly) {
@@ -332,7 +332,7 @@ TEST(WatchE2eShutdownTest, SigtermDuringAnApplyExitsCleanlyAndTheNextRunConverge
   sim::CloudEmulatorOptions slow = FastEmulatorOptions();
   slow.op_latency_ms = {{"default", 5}, {"CREATE_NODE_POOL", 3000}};
   CloudFixture cloud(slow);
-  FakeMetadataServer metadata;
+  test_support::MetadataServer metadata;
   auto start = [&](const std::string& log) {
     return std::make_unique<DaemonProcess>(std::vector<std::string>{"--repo", repo.string()},
                                            (tmp.path() / log).string(), cloud.emulator().endpoint(),

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 TEST(WindowE2eTest, DenyWindowHoldsACommitsCreatesThenTheyApplyWhenItOpens) {
   TempDir tmp;
   CloudFixture cloud;
-  FakeMetadataServer metadata;
+  test_support::MetadataServer metadata;
   fs::path repo = tmp.path() / "repo";
   InitRepo(repo);
   // A fixed deny window from an hour ago until 8 s from now (RFC 3339 ranges

@@ -14,7 +14,7 @@ namespace tpu::reliability {
 namespace {
 
 using daemon::testing::DaemonProcess;
-using daemon::testing::FakeMetadataServer;
+using test_support::MetadataServer;
 using source::testing::CommitAll;
 using source::testing::Git;
 using source::testing::WriteFile;
@@ -89,7 +89,7 @@ class BadInputTest : public ::testing::Test {
   TempDir tmp_;
   fs::path checkout_;
   std::string first_;
-  FakeMetadataServer metadata_;
+  test_support::MetadataServer metadata_;
   std::unique_ptr<sim::CloudEmulator> emu_;
 };
 

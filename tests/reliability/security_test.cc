@@ -257,7 +257,7 @@ TEST_F(SecurityTest, RefusedGitTokenNeverInTheError) {
   std::vector<std::string> args = {"--repo", "http://127.0.0.1:" + std::to_string(git_port) + "/capacity.git",
                                    "--ref", "main", "--workdir", (tmp_.path() / "clone").string(),
                                    "--git-token-file", (tmp_.path() / "git-token").string()};
-  daemon::testing::FakeMetadataServer metadata;
+  test_support::MetadataServer metadata;
   const fs::path log = tmp_.path() / "watch.log";
   struct Stop {
     httplib::Server& s;

@@ -120,7 +120,7 @@ TEST(SoakTest, RssThreadsAndFdsStayFlatOverReconcilesAndCommits) {
   TempDir tmp;
   CloudFixture cloud;
   ASSERT_TRUE(cloud.emulator().EnsureCluster(kProject, kZone, "c3").ok());
-  FakeMetadataServer metadata;
+  test_support::MetadataServer metadata;
   const auto repo = tmp.path() / "repo";
   InitRepo(repo);
   for (const char* c : {"c1", "c2", "c3"}) {

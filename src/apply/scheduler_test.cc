@@ -161,8 +161,10 @@ class QuotaTask : public Task {
     int peak = 0;
     int refused = 0;
     int capacity = 2;
+    std::map<std::string, int> on_pool;  // operations running per pool
+    int pool_peak = 0;                   // the most ever running on one pool
   };
-  QuotaTask(Cloud* cloud, int polls) : cloud_(cloud), polls_(polls) {}
+  QuotaTask(Cloud* cloud, int polls, std::string pool = "") : cloud_(cloud), polls_(polls), pool_(std::move(pool)) {}
   Outcome Advance() override {
     std::lock_guard<std::mutex> l(cloud_->mu);
     if (!started_) {
@@ -172,18 +174,21 @@ class QuotaTask : public Task {
       }
       started_ = true;
       cloud_->peak = std::max(cloud_->peak, ++cloud_->running);
+      cloud_->pool_peak = std::max(cloud_->pool_peak, ++cloud_->on_pool[pool_]);
       Outcome o = Outcome::Again(milliseconds(2));
       o.call_accepted = true;
       return o;
     }
     if (++polls_done_ < polls_) return Outcome::Again(milliseconds(2));
     --cloud_->running;
+    --cloud_->on_pool[pool_];
     return Outcome::Done();
   }
 
  private:
   Cloud* cloud_;
   int polls_;
+  std::string pool_;
   int polls_done_ = 0;
   bool started_ = false;
 };
@@ -200,6 +205,26 @@ TEST(Scheduler, AGroupRunsUpToItsLimitAtOnce) {
   for (const auto& r : results) EXPECT_EQ(r.state, TaskResult::State::kDone) << r.id;
   EXPECT_EQ(s.peak_group_active("cluster"), 5);
   EXPECT_EQ(cloud.peak, 5);
+}
+
+// GKE's rules with a quota of 5: ten pools, each replaced (a delete, then a
+// create of the same pool name), never have more than five operations in
+// flight in the cluster nor two on one pool, and do have five at once.
+TEST(Scheduler, TenReplacedPoolsRunFiveAtOnceAndOneOperationPerPool) {
+  QuotaTask::Cloud cloud;
+  cloud.capacity = 100;  // the limit under test is the scheduler's, not the cloud's
+  Scheduler s({.parallelism = 32, .threads = 4, .group_limit = 5});
+  for (int i = 0; i < 10; ++i) {
+    const std::string pool = "pool-" + std::to_string(i);
+    s.Add({"delete " + pool, pool, {}, "delete", "cluster"}, std::make_unique<QuotaTask>(&cloud, 5, pool));
+    s.Add({"create " + pool, pool, {}, "create", "cluster"}, std::make_unique<QuotaTask>(&cloud, 5, pool));
+  }
+  auto results = s.Run();
+  ASSERT_EQ(results.size(), 20u);
+  for (const auto& r : results) EXPECT_EQ(r.state, TaskResult::State::kDone) << r.id;
+  EXPECT_EQ(cloud.peak, 5);       // five at some moment, never six
+  EXPECT_EQ(cloud.pool_peak, 1);  // never two on one pool
+  EXPECT_EQ(s.peak_group_active("cluster"), 5);
 }
 
 // The cloud takes two at a time: the tasks refused give their place back, the

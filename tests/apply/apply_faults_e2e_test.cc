@@ -84,6 +84,24 @@ TEST_F(ApplyFaultsE2ETest, RetriesThrough429And503AndDroppedConnectionsConverge)
   for (const auto& [pool, n] : refused) EXPECT_LE(n, 12) << pool;
 }
 
+// GKE's "Too many operations" (429) on a third of the creates, nothing else:
+// the throttled creates wait and go again, and every pool is made exactly once.
+TEST_F(ApplyFaultsE2ETest, TooManyOperationsOnAThirdOfTheCreatesConvergesWithNoDuplicate) {
+  sim::FaultConfig faults;
+  faults.seed = 20261124;
+  faults.rules = {Rule("POST", "/nodePools$", 1.0 / 3, 0, 0)};
+  Start(faults);
+  std::string out;
+  ASSERT_EQ(Run("apply", kApplyArgs, &out), 0) << out;
+  EXPECT_NE(out.find("Apply complete: 9 applied, 0 failed, 0 waiting for capacity"), std::string::npos) << out;
+  ASSERT_TRUE(emu_->SetFaults({}).ok());
+  EXPECT_EQ(LivePools(), AllRunning());
+  EXPECT_GE(InjectedFailures(), 1) << "the 429s must have been hit";
+  std::map<std::string, int> once;
+  for (const auto& [pool, status] : AllRunning()) once[pool] = 1;
+  EXPECT_EQ(AcceptedPoolCreates(), once);
+}
+
 TEST_F(ApplyFaultsE2ETest, QuotaOnOnePoolFailsItAloneWithTheApiMessage) {
   sim::FaultConfig faults;
   sim::FaultRule quota;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kube/clock.h"
+#include "kube/leader_election.h"
 #include "kube/rest_client.h"
 #include "sim/kube/api_server.h"
 
@@ -79,6 +80,14 @@ inline void AddNode(KubeClient& c, const std::string& name, const std::string& p
                             {{"allocatable", {{"google.com/tpu", std::to_string(chips)}}},
                              {"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
   if (!c.MergePatch(kNodes, "", name, status, "status").ok()) std::abort();
+}
+
+// A Lease in namespace "default" held under `identity`.
+inline LeaseConfig Lease(const std::string& identity) {
+  LeaseConfig c;
+  c.identity = identity;
+  c.ns = "default";
+  return c;
 }
 
 }  // namespace tpu::kube::testing

@@ -11,12 +11,7 @@
 namespace tpu::kube {
 namespace {
 
-LeaseConfig Lease(const std::string& identity) {
-  LeaseConfig c;
-  c.identity = identity;
-  c.ns = "default";
-  return c;
-}
+using testing::Lease;
 
 TEST(LeaderElectionTest, OneHolderAndTakeoverAfterExpiry) {
   testing::Cluster c;

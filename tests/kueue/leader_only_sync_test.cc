@@ -15,12 +15,7 @@ using kube::LeaderOnlyClient;
 namespace testing = kube::testing;
 namespace resources = kube::resources;
 
-kube::LeaseConfig Lease(const std::string& identity) {
-  kube::LeaseConfig c;
-  c.identity = identity;
-  c.ns = "default";
-  return c;
-}
+using testing::Lease;
 
 TEST(LeaderOnlySyncTest, OnlyTheHolderWrites) {
   testing::Cluster c;

@@ -112,7 +112,7 @@ struct DemandStatus {
   uint64_t events = 0;   // Kubernetes Events recorded (refusals, creates)
 };
 
-// Leader election (--leader-elect): filled in by cmd_watch from the elector.
+// Leader election (--leader-elect): filled in by the Daemon (daemon.h) from the elector.
 struct LeaderStatus {
   bool enabled = false;
   bool leader = true;     // without election, every replica acts
@@ -137,7 +137,7 @@ struct DaemonStatus {
   std::optional<HistoryRewrite> history_rewrite;  // the latest one seen
   std::vector<TargetReport> targets;  // sorted by key
   KueueStatus kueue;
-  DemandStatus demand;  // filled in by cmd_watch from its DemandHook
+  DemandStatus demand;  // filled in by the Daemon (daemon.h) from its DemandPort
   LeaderStatus leader;
 
   // Counters over the daemon's life, for /metrics.

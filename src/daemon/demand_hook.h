@@ -7,8 +7,8 @@
 // them.
 //
 // The hook wakes the loop itself (a watch thread seeing a pending pod) through
-// the callback cmd_watch gives it: DaemonLoop::RequestWake(). Kubernetes
-// writes go through the leader-only client cmd_watch builds (kube_setup.h), so
+// the callback the Daemon (daemon.h) gives it: DaemonLoop::RequestWake(). Kubernetes
+// writes go through the leader-only client cli/kube_setup.h builds, so
 // a follower replica never acts.
 //
 // Thread-safety: every method is called from the loop's thread only.

@@ -4,7 +4,7 @@
 #include <functional>
 #include <sstream>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 
 namespace tpu::kube {
 

@@ -1,7 +1,7 @@
 // Lease acquisition, renewal and release.
 #include "kube/leader_election.h"
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 
 namespace tpu::kube {
 

@@ -1,7 +1,7 @@
 // The list + watch loop with re-list on 410 Gone.
 #include "kube/list_watch.h"
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 
 namespace tpu::kube {
 namespace {

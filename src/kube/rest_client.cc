@@ -8,7 +8,7 @@
 
 #include <mutex>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 
 namespace tpu::kube {
 namespace {
@@ -172,7 +172,7 @@ Result<json> RestClient::Do(const Request& req) {
   auto a = Send(req);
   if (!a.ok()) return a.status();
   const std::string context = req.method + " " + req.path;
-  if (a->code < 200 || a->code >= 300) return ApiError(a->code, a->body, context);
+  if (a->code < 200 || a->code >= 300) return ErrorFromResponse(a->code, a->body, context);
   auto parsed = json::parse(a->body, nullptr, false);
   if (parsed.is_discarded()) return Status::Internal(context + ": the answer is not JSON");
   return parsed;
@@ -270,7 +270,7 @@ Status RestClient::Watch(const ResourceRef& ref, const std::string& ns, const Wa
         return false;
       }
       if (event["type"] == "ERROR") {
-        stream_error = ApiErrorFromStatus(event["object"], context);
+        stream_error = ErrorFromStatusObject(event["object"], context);
         return false;
       }
       if (!on_event({event["type"].get<std::string>(), event["object"]})) return false;
@@ -280,7 +280,7 @@ Status RestClient::Watch(const ResourceRef& ref, const std::string& ns, const Wa
   auto a = Send({"GET", ref.Path(ns) + q, "", "", on_chunk, options.cancel});
   if (!a.ok()) return a.status();
   if (a->cancelled) return Status::OK();
-  if (a->code != 200) return ApiError(a->code, a->body, context);
+  if (a->code != 200) return ErrorFromResponse(a->code, a->body, context);
   return stream_error;
 }
 

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 #include "kube/apply_noop.h"
 
 namespace tpu::kueue {

@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 #include "kube_test_util.h"
 
 namespace tpu::kube {

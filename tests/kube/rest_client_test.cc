@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 #include "kube_test_util.h"
 
 namespace tpu::kube {

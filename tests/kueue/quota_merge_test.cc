@@ -3,7 +3,7 @@
 // our apply (the resourceVersion precondition makes us re-read, not overwrite).
 #include <gtest/gtest.h>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 #include "kueue/quota_sync.h"
 #include "kueue/kueue_test_util.h"
 

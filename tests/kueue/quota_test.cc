@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 #include "kueue/kueue_test_util.h"
 
 namespace tpu::kueue {

@@ -1,9 +1,9 @@
 // Mapping of HTTP codes and meta/v1 Status bodies to Status values.
-#include "kube/api_error.h"
+#include "kube/status_errors.h"
 
 namespace tpu::kube {
 
-Status ApiErrorFromStatus(const nlohmann::json& status, const std::string& context) {
+Status ErrorFromStatusObject(const nlohmann::json& status, const std::string& context) {
   long code = status.value("code", 500L);
   std::string reason = status.value("reason", "");
   std::string message = status.value("message", "");
@@ -26,14 +26,14 @@ Status ApiErrorFromStatus(const nlohmann::json& status, const std::string& conte
   return Status::Internal(text);
 }
 
-Status ApiError(long http_code, const std::string& body, const std::string& context) {
+Status ErrorFromResponse(long http_code, const std::string& body, const std::string& context) {
   auto parsed = nlohmann::json::parse(body, nullptr, false);
   if (parsed.is_object() && parsed.value("kind", "") == "Status") {
     if (!parsed.contains("code")) parsed["code"] = http_code;
-    return ApiErrorFromStatus(parsed, context);
+    return ErrorFromStatusObject(parsed, context);
   }
   std::string text = body.size() > 200 ? body.substr(0, 200) + "..." : body;
-  return ApiErrorFromStatus({{"code", http_code}, {"message", text}}, context);
+  return ErrorFromStatusObject({{"code", http_code}, {"message", text}}, context);
 }
 
 namespace {

@@ -16,7 +16,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/leader_election.h"
 #include "kube/leader_only_client.h"
 #include "kube/rest_client.h"
@@ -51,14 +51,14 @@ class KubeAccess {
   kube::KubeClient& reader() { return *rest_; }
   kube::KubeClient& writer() { return leader_only_ ? static_cast<kube::KubeClient&>(*leader_only_) : *rest_; }
   kube::LeaderElector* elector() { return elector_.get(); }  // null without --leader-elect
-  kube::Clock& clock() { return clock_; }
+  Clock& clock() { return clock_; }
   std::chrono::milliseconds resync() const { return resync_; }
   std::chrono::milliseconds retry_period() const { return retry_period_; }
   const std::string& server() const { return rest_->config().server; }
 
  private:
   KubeAccess() = default;
-  kube::SystemClock clock_;  // before rest_: exec token sources hold it
+  SystemClock clock_;  // before rest_: exec token sources hold it
   std::unique_ptr<kube::RestClient> rest_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::unique_ptr<kube::LeaderOnlyClient> leader_only_;

@@ -27,7 +27,7 @@
 #include "daemon/waiter.h"
 #include "demand/controller.h"
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/leader_election.h"
 #include "source/revision_source.h"
 
@@ -37,7 +37,7 @@ namespace tpu::daemon {
 struct DaemonKube {
   kube::KubeClient* reader = nullptr;
   kube::KubeClient* writer = nullptr;   // leader-only with leader election
-  kube::Clock* clock = nullptr;
+  Clock* clock = nullptr;
   kube::LeaderElector* elector = nullptr;  // null: no leader election
   std::chrono::milliseconds resync{30000};
   std::chrono::milliseconds retry_period{2000};

@@ -7,7 +7,7 @@
 
 namespace tpu::daemon {
 
-DemandPort::DemandPort(demand::Controller& controller, kube::Clock& kube_clock, const Clock& clock,
+DemandPort::DemandPort(demand::Controller& controller, Clock& kube_clock, const Clock& clock,
                        std::string kube_target)
     : controller_(controller), kube_clock_(kube_clock), clock_(clock), kube_target_(std::move(kube_target)) {
   status_.enabled = true;
@@ -18,7 +18,7 @@ std::set<std::string> DemandPort::TargetsDue(TimePoint now) {
   const bool dirty = controller_.TakeDirty();
   if (target_.empty()) return {};
   auto due = controller_.NextDue();
-  if (dirty || (due && *due <= kube_clock_.Now())) return {target_};
+  if (dirty || (due && *due <= kube_clock_.WallNow())) return {target_};
   return {};
 }
 
@@ -28,7 +28,7 @@ TimePoint DemandPort::NextDue() const {
   // The controller counts in wall-clock time (grace periods start at JobSet
   // conditions), the loop in steady time. At least a second away, so a due
   // time the last pass could not act on never spins the loop.
-  auto in = std::max<kube::Clock::TimePoint::duration>(*due - kube_clock_.Now(), std::chrono::seconds(1));
+  auto in = std::max<WallTime::duration>(*due - kube_clock_.WallNow(), std::chrono::seconds(1));
   return clock_.Now() + std::chrono::duration_cast<Duration>(in);
 }
 

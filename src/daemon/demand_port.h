@@ -14,7 +14,7 @@
 #include "daemon/daemon_status.h"
 #include "daemon/demand_hook.h"
 #include "demand/controller.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 
 namespace tpu::daemon {
 
@@ -22,7 +22,7 @@ class DemandPort : public DemandHook {
  public:
   // `controller`, `kube_clock` and `clock` must outlive this object.
   // `kube_target` is --kube-target ("" when not given).
-  DemandPort(demand::Controller& controller, kube::Clock& kube_clock, const Clock& clock,
+  DemandPort(demand::Controller& controller, Clock& kube_clock, const Clock& clock,
              std::string kube_target);
 
   std::set<std::string> TargetsDue(TimePoint now) override;
@@ -36,7 +36,7 @@ class DemandPort : public DemandHook {
 
  private:
   demand::Controller& controller_;
-  kube::Clock& kube_clock_;
+  Clock& kube_clock_;
   const Clock& clock_;
   const std::string kube_target_;
   std::string target_;  // loop thread; mirrored into status_

@@ -18,7 +18,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/events.h"
 #include "kueue/config.h"
 #include "kueue/quota_sync.h"
@@ -43,7 +43,7 @@ class KueuePort {
 class KubeKueue : public KueuePort {
  public:
   // `client` and `clock` must outlive this object.
-  KubeKueue(kube::KubeClient& client, kube::Clock& clock) : client_(client), clock_(clock) {}
+  KubeKueue(kube::KubeClient& client, Clock& clock) : client_(client), clock_(clock) {}
 
   Result<kueue::QuotaReport> Sync(const manifest::Target& target, const kueue::KueueConfig& config,
                                  const std::set<std::string>& excluded) override;
@@ -57,7 +57,7 @@ class KubeKueue : public KueuePort {
   void Use(const kueue::KueueConfig& config);
 
   kube::KubeClient& client_;
-  kube::Clock& clock_;
+  Clock& clock_;
   std::string config_key_;
   std::unique_ptr<kueue::QuotaSync> sync_;
   std::unique_ptr<kube::EventRecorder> events_;

@@ -20,7 +20,7 @@ std::string OperationPool(const cloud::Operation& op, const std::string& cluster
 
 }  // namespace
 
-Controller::Controller(kube::KubeClient& reader, kube::KubeClient& writer, kube::Clock& clock,
+Controller::Controller(kube::KubeClient& reader, kube::KubeClient& writer, Clock& clock,
                        ControllerOptions options, std::function<void()> wake)
     : clock_(clock), options_(options), wake_(std::move(wake)), events_(writer, clock) {
   pods_ = std::make_unique<Informer>(
@@ -146,7 +146,7 @@ std::vector<WorkloadPool> Controller::Pools(const std::string& target_key) const
 Decision Controller::Plan(const manifest::Target& target, const cloud::LiveState& live) {
   DemandInputs in;
   in.policy = target.policy.demand ? &*target.policy.demand : nullptr;
-  in.now = clock_.Now();
+  in.now = clock_.WallNow();
   auto project = live.projects.find(target.project);
   if (project == live.projects.end()) return {};
   const cloud::Cluster* cluster = nullptr;
@@ -236,7 +236,7 @@ void Controller::RecordOnJobSet(const std::string& jobset_key, const std::string
 }
 
 void Controller::AfterApply(const apply::ApplyReport& report) {
-  TimePoint now = clock_.Now();
+  TimePoint now = clock_.WallNow();
   // The outcome of each node pool create and delete, on its JobSet.
   for (const auto& t : report.tasks) {
     auto js = action_jobset_.find(t.id);

@@ -26,7 +26,7 @@
 #include "demand/decide.h"
 #include "demand/informer.h"
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/events.h"
 #include "manifest/types.h"
 
@@ -43,7 +43,7 @@ class Controller {
  public:
   // `reader` for watches, `writer` for Events (the leader-only client in the
   // daemon), `wake` asks the reconcile loop for a pass (any thread).
-  Controller(kube::KubeClient& reader, kube::KubeClient& writer, kube::Clock& clock,
+  Controller(kube::KubeClient& reader, kube::KubeClient& writer, Clock& clock,
              ControllerOptions options = {}, std::function<void()> wake = nullptr);
   ~Controller();
 
@@ -75,7 +75,7 @@ class Controller {
   void OnJobSet(const kube::WatchEvent& e, const std::map<std::string, kube::json>& objects);
   void MarkDirty();
 
-  kube::Clock& clock_;
+  Clock& clock_;
   ControllerOptions options_;
   std::function<void()> wake_;
   kube::EventRecorder events_;

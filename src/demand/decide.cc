@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "demand/names.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "plan/normalize.h"
 
 namespace tpu::demand {

@@ -2,7 +2,7 @@
 #include "demand/workload.h"
 
 #include "demand/names.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 
 namespace tpu::demand {
 namespace {

@@ -14,7 +14,7 @@ Status EventRecorder::Record(const ObjectRef& about, const std::string& type, co
   std::ostringstream hash;
   hash << std::hex << std::hash<std::string>{}(about.kind + "/" + reason + "/" + key);
   std::string name = about.name + "." + hash.str();
-  const std::string now = FormatTime(clock_.Now());
+  const std::string now = FormatTime(clock_.WallNow());
   auto existing = client_.Get(resources::kEvents, ns, name);
   if (existing.ok()) {
     json patch = {{"count", existing->value("count", 1) + 1}, {"lastTimestamp", now}, {"message", message},

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 
 namespace tpu::kube {
 

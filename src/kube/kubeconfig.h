@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/rest_config.h"
 
 namespace tpu::kube {

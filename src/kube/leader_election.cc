@@ -9,7 +9,7 @@ LeaderElector::LeaderElector(KubeClient& client, Clock& clock, LeaseConfig confi
     : client_(client), clock_(clock), config_(std::move(config)) {}
 
 json LeaderElector::LeaseFor(const json* current, bool transition) const {
-  const std::string now = FormatMicroTime(clock_.Now());
+  const std::string now = FormatMicroTime(clock_.WallNow());
   json spec = {{"holderIdentity", config_.identity},
                {"leaseDurationSeconds", config_.lease_duration.count()},
                {"renewTime", now}};
@@ -30,7 +30,7 @@ json LeaderElector::LeaseFor(const json* current, bool transition) const {
 
 Result<bool> LeaderElector::TryAcquireOrRenew() {
   std::lock_guard<std::mutex> lock(mu_);
-  const auto now = clock_.Now();
+  const auto now = clock_.WallNow();
   auto current = client_.Get(resources::kLeases, config_.ns, config_.name);
   if (!current.ok() && !IsNotFound(current.status())) return current.status();
   if (!current.ok()) {
@@ -70,7 +70,7 @@ Result<bool> LeaderElector::TryAcquireOrRenew() {
 
 bool LeaderElector::IsLeader() {
   std::lock_guard<std::mutex> lock(mu_);
-  return renewed_at_ && clock_.Now() < *renewed_at_ + config_.renew_deadline;
+  return renewed_at_ && clock_.WallNow() < *renewed_at_ + config_.renew_deadline;
 }
 
 Status LeaderElector::Release() {

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 
 namespace tpu::kube {
 
@@ -49,9 +49,9 @@ class LeaderElector {
   Clock& clock_;
   LeaseConfig config_;
   std::mutex mu_;
-  std::optional<Clock::TimePoint> renewed_at_;  // our last successful renew
+  std::optional<WallTime> renewed_at_;  // our last successful renew
   std::string observed_record_;                 // holder+renewTime as last seen
-  Clock::TimePoint observed_at_{};
+  WallTime observed_at_{};
 };
 
 }  // namespace tpu::kube

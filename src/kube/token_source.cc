@@ -91,7 +91,7 @@ Result<std::string> RunCapture(const std::vector<std::string>& argv,
 
 Result<std::string> ExecTokenSource::Token() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (token_ && (!expiry_ || clock_.Now() < *expiry_)) return *token_;
+  if (token_ && (!expiry_ || clock_.WallNow() < *expiry_)) return *token_;
   std::vector<std::string> argv = {config_.command};
   argv.insert(argv.end(), config_.args.begin(), config_.args.end());
   auto env = config_.env;
@@ -110,7 +110,7 @@ Result<std::string> ExecTokenSource::Token() {
   token_ = cred["status"]["token"].get<std::string>();
   expiry_.reset();
   if (cred["status"].contains("expirationTimestamp")) {
-    Clock::TimePoint t;
+    WallTime t;
     if (ParseTime(cred["status"]["expirationTimestamp"].get<std::string>(), &t)) expiry_ = t;
   }
   return *token_;

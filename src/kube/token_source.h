@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 
 namespace tpu::kube {
 
@@ -65,7 +65,7 @@ class ExecTokenSource : public TokenSource {
   Clock& clock_;
   std::mutex mu_;
   std::optional<std::string> token_;
-  std::optional<Clock::TimePoint> expiry_;
+  std::optional<WallTime> expiry_;
   int runs_ = 0;
 };
 

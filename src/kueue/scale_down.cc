@@ -133,7 +133,7 @@ Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
   auto ref = sync_.Kueue(config.cohort_mode() ? kube::resources::kCohorts : kube::resources::kClusterQueues);
   if (!ref.ok()) return ref.status();
   kube::ObjectRef about{ref->ApiVersion(), ref->kind, config.queue_name(), ""};
-  const auto now = clock_.Now();
+  const auto now = clock_.WallNow();
   if (fits) {
     waiting_since_.erase(key);
     verdict.message = "admitted usage fits the lowered quota; deleting node pools " + pools;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "kube/client.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/events.h"
 #include "kueue/quota_sync.h"
 #include "manifest/types.h"
@@ -55,7 +55,7 @@ struct ScaleDownVerdict {
 class ScaleDownGate {
  public:
   // All references must outlive the gate.
-  ScaleDownGate(kube::KubeClient& client, QuotaSync& sync, kube::EventRecorder& events, kube::Clock& clock)
+  ScaleDownGate(kube::KubeClient& client, QuotaSync& sync, kube::EventRecorder& events, Clock& clock)
       : client_(client), sync_(sync), events_(events), clock_(clock) {}
 
   // Workloads from a watch cache (nullopt while it has not listed): a wait is
@@ -76,8 +76,8 @@ class ScaleDownGate {
   kube::KubeClient& client_;
   QuotaSync& sync_;
   kube::EventRecorder& events_;
-  kube::Clock& clock_;
-  std::map<std::string, kube::Clock::TimePoint> waiting_since_;  // by the removal's pool names
+  Clock& clock_;
+  std::map<std::string, WallTime> waiting_since_;  // by the removal's pool names
   bool holding_ = false;
   WorkloadSource workloads_;
 };

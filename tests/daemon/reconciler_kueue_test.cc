@@ -76,7 +76,7 @@ class ReconcilerKueueTest : public ::testing::Test {
   ManualClock clock_;
   kubesim::KubeApiServer api_{kubesim::KubeApiServer::Options{}};
   std::unique_ptr<kube::RestClient> client_;
-  kube::SystemClock kube_clock_;
+  SystemClock kube_clock_;
   std::unique_ptr<KubeKueue> real_kueue_;
   std::unique_ptr<FlakyKueue> kueue_;
   std::unique_ptr<source::CheckoutSource> source_;

@@ -24,7 +24,7 @@
 #include "cloud/curl_transport.h"
 #include "demand/controller.h"
 #include "demand/names.h"
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "sim/cloud_emulator.h"
 #include "demand/demand_objects.h"
 
@@ -49,14 +49,15 @@ class CountingTransport : public cloud::HttpTransport {
   cloud::CurlTransport inner_;
 };
 
-// A kube::Clock the test moves (Events and grace periods read it).
-class TestClock : public kube::Clock {
+// A Clock the test moves (Events and grace periods read it).
+class TestClock : public Clock {
  public:
-  TimePoint Now() override { return now_.load(); }
+  SteadyTime Now() const override { return SteadyTime{} + (now_.load() - WallTime{}); }
+  WallTime WallNow() const override { return now_.load(); }
   void Advance(std::chrono::seconds d) { now_ = now_.load() + d; }
 
  private:
-  std::atomic<TimePoint> now_{std::chrono::system_clock::now()};
+  std::atomic<WallTime> now_{std::chrono::system_clock::now()};
 };
 
 inline const std::string kProject = "proj-demand";
@@ -231,7 +232,7 @@ inline void DemandFixture::CreateJobSet(const std::string& name, int jobs, const
 inline void DemandFixture::SetJobSetCondition(const std::string& ns, const std::string& name,
                                               const std::string& type) {
   json status = {{"status", {{"conditions", {{{"type", type}, {"status", "True"},
-                                              {"lastTransitionTime", kube::FormatTime(clock_.Now())}}}}}}};
+                                              {"lastTransitionTime", kube::FormatTime(clock_.WallNow())}}}}}}};
   ASSERT_TRUE(kube_->client->MergePatch(kube::resources::kJobSets, ns, name, status, "status").ok());
 }
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 #include "kube/leader_election.h"
 #include "kube/rest_client.h"
 #include "sim/kube/api_server.h"
@@ -35,13 +35,15 @@ class TempDir {
   std::string path_;
 };
 
+// Wall time the test moves (lease expiry, token expiry, scale-down timeouts).
 class FakeClock : public Clock {
  public:
-  TimePoint Now() override { return now_; }
-  void Advance(std::chrono::seconds d) { now_ += d; }
+  SteadyTime Now() const override { return SteadyTime{} + (wall_ - WallTime{}); }
+  WallTime WallNow() const override { return wall_; }
+  void Advance(std::chrono::seconds d) { wall_ += d; }
 
  private:
-  TimePoint now_ = TimePoint(std::chrono::seconds(1'700'000'000));
+  WallTime wall_ = WallTime(std::chrono::seconds(1'700'000'000));
 };
 
 inline kubesim::KubeApiServer::Options KueueVersions(std::vector<std::string> versions) {

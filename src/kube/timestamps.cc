@@ -1,5 +1,5 @@
 // Kubernetes timestamp spellings (RFC 3339 in UTC, optionally microseconds).
-#include "kube/clock.h"
+#include "kube/timestamps.h"
 
 #include <cstdio>
 #include <ctime>
@@ -7,7 +7,7 @@
 namespace tpu::kube {
 namespace {
 
-std::string Format(Clock::TimePoint t, bool micro) {
+std::string Format(WallTime t, bool micro) {
   auto since = t.time_since_epoch();
   auto secs = std::chrono::duration_cast<std::chrono::seconds>(since);
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(since - secs).count();
@@ -22,10 +22,10 @@ std::string Format(Clock::TimePoint t, bool micro) {
 
 }  // namespace
 
-std::string FormatTime(Clock::TimePoint t) { return Format(t, false); }
-std::string FormatMicroTime(Clock::TimePoint t) { return Format(t, true); }
+std::string FormatTime(WallTime t) { return Format(t, false); }
+std::string FormatMicroTime(WallTime t) { return Format(t, true); }
 
-bool ParseTime(const std::string& text, Clock::TimePoint* out) {
+bool ParseTime(const std::string& text, WallTime* out) {
   std::tm tm{};
   int fraction_start = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
@@ -44,7 +44,7 @@ bool ParseTime(const std::string& text, Clock::TimePoint* out) {
     while (digits++ < 6) micros *= 10;
   }
   if (*p != 'Z') return false;  // the API always writes UTC
-  *out = Clock::TimePoint(std::chrono::seconds(timegm(&tm))) + std::chrono::microseconds(micros);
+  *out = WallTime(std::chrono::seconds(timegm(&tm))) + std::chrono::microseconds(micros);
   return true;
 }
 

@@ -167,7 +167,7 @@ void Executor::AddActions(const plan::Plan& plan,
 }
 
 ApplyReport Executor::Run(const plan::Plan& plan) {
-  auto start = std::chrono::steady_clock::now();
+  auto start = options_.steps.clock->Now();
   ApplyReport report;
   seed_ = options_.steps.seed;
   auto awaits_for = AddAwaits(plan, &report.awaited);
@@ -189,7 +189,7 @@ ApplyReport Executor::Run(const plan::Plan& plan) {
     report.throttled += t->throttled();
   }
   report.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - start);
+      options_.steps.clock->Now() - start);
   return report;
 }
 

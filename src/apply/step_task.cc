@@ -39,7 +39,7 @@ Outcome StepTask::Advance() {
 }
 
 Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what, bool throttled) {
-  auto now = std::chrono::steady_clock::now();
+  auto now = options_.clock->Now();
   if (retry_attempt_ == 0) {
     first_failure_ = now;
     failures_ = 0;
@@ -83,7 +83,7 @@ Outcome StepTask::Call() {
   poll_attempt_ = 0;
   late_polls_ = 0;
   seen_running_ = std::chrono::milliseconds(0);
-  op_started_ = std::chrono::steady_clock::now();
+  op_started_ = options_.clock->Now();
   op_kind_ = step.learn_timing && options_.times ? OperationKind(*op_) : "";
   expected_ = op_kind_.empty() ? std::nullopt : options_.times->Expected(op_kind_);
   Outcome out = op_->done() ? Poll()  // rare: finished at once; Poll() handles the result
@@ -94,7 +94,7 @@ Outcome StepTask::Call() {
 
 std::chrono::milliseconds StepTask::NextPoll() {
   if (!expected_) return options_.poll.Delay(poll_attempt_++, rng_());
-  auto age = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - op_started_);
+  auto age = std::chrono::duration_cast<std::chrono::milliseconds>(options_.clock->Now() - op_started_);
   if (age >= *expected_) return options_.poll.DelayExpecting(*expected_, age, late_polls_++, rng_());
   return options_.poll.DelayExpecting(*expected_, age, 0, rng_());
 }
@@ -102,7 +102,7 @@ std::chrono::milliseconds StepTask::NextPoll() {
 Outcome StepTask::Poll() {
   const Step& step = steps_[index_];
   if (!op_->done()) {
-    const auto sent = std::chrono::steady_clock::now();
+    const auto sent = options_.clock->Now();
     auto polled = poller_->Poll(*op_);
     if (!polled.ok()) {
       const cloud::ApiError& e = polled.error();

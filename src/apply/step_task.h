@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "apply/task.h"
+#include "base/env.h"
 #include "cloud/api_error.h"
 #include "cloud/operation_poll.h"
 #include "cloud/types.h"
@@ -42,6 +43,8 @@ struct StepTaskOptions {
   cloud::RetrySchedule retry;
   RetryBudget budget;
   uint64_t seed = 0;
+  // Read for retry deadlines and operation ages; the Executor times its run by it too.
+  const Clock* clock = &Env::Default();
 };
 
 struct Step {

@@ -2,8 +2,9 @@
 #include "base/time_zone.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
+
+#include "base/env.h"
 
 namespace tpu {
 namespace {
@@ -36,9 +37,9 @@ Result<TimeZone> TimeZone::Load(const std::string& name, const std::string& dir)
   if (name == "UTC" || name == "Etc/UTC" || name == "Z") return Utc();
   if (name.empty() || name.front() == '/' || name.find("..") != std::string::npos)
     return Status::InvalidArgument("time zone \"" + name + "\": expected an IANA name such as Europe/Paris");
-  std::ifstream in(dir + "/" + name, std::ios::binary);
-  if (!in) return Status::NotFound("time zone \"" + name + "\": not in " + dir);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto file = Env::Default().ReadFile(dir + "/" + name);
+  if (!file.ok()) return Status::NotFound("time zone \"" + name + "\": not in " + dir);
+  const std::string& data = *file;
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   const int64_t size = static_cast<int64_t>(data.size());
   auto bad = [&] { return Status::InvalidArgument("time zone \"" + name + "\": not a TZif file"); };

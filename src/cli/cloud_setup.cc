@@ -2,11 +2,10 @@
 #include "cli/cloud_setup.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
+#include "base/env.h"
 #include "cloud/credentials.h"
 
 namespace tpu::cli {
@@ -80,11 +79,9 @@ Result<std::unique_ptr<CloudSession>> CloudSession::Open(const CloudFlags& flags
   if (flags.cloud == "sim" || flags.cloud.rfind("sim:", 0) == 0) {
     sim::CloudEmulatorConfig config;
     if (!flags.sim_config.empty()) {
-      std::ifstream in(flags.sim_config);
-      if (!in) return Status::NotFound("--sim-config " + flags.sim_config + ": cannot read");
-      std::stringstream ss;
-      ss << in.rdbuf();
-      auto parsed = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+      auto text = Env::Default().ReadFile(flags.sim_config);
+      if (!text.ok()) return text.status().WithContext("--sim-config");
+      auto parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
       if (parsed.is_discarded())
         return Status::InvalidArgument("--sim-config " + flags.sim_config + ": not JSON");
       auto c = sim::CloudEmulatorConfigFromJson(parsed);

@@ -10,14 +10,13 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
 #include "apply/executor.h"
 #include "apply/progress.h"
+#include "base/env.h"
 #include "cli/commands.h"
 #include "cli/plan_run.h"
 #include "cli/progress_view.h"
@@ -62,11 +61,9 @@ std::string ApprovalPrompt(const plan::Plan& p) {
 }
 
 Result<plan::Plan> ReadPlanFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path + ": cannot read the saved plan");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto p = plan::PlanFromJson(ss.str());
+  auto text = Env::Default().ReadFile(path);
+  if (!text.ok()) return text.status().WithContext("cannot read the saved plan");
+  auto p = plan::PlanFromJson(*text);
   if (!p.ok()) return p.status().WithContext(path);
   return p;
 }

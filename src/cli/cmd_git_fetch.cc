@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/env.h"
 #include "cli/commands.h"
 #include "source/child_fetch.h"
 #include "source/remote.h"
@@ -29,9 +30,9 @@ void AddGitFetchCommand(CLI::App& app, CommandContext& ctx) {
     auto remote = source::RemoteRepo::Open(*o);
     // A progress mark at most every 200 ms while data flows, so the parent's
     // idle timeout only fires on a stall.
-    auto last = std::chrono::steady_clock::now();
+    auto last = Env::Default().Now();
     auto progress = [&last] {
-      auto now = std::chrono::steady_clock::now();
+      auto now = Env::Default().Now();
       if (now - last >= std::chrono::milliseconds(200)) {
         last = now;
         std::fputc(source::kChildFetchProgress, stdout);

@@ -4,11 +4,10 @@
 // --compute-endpoint or the CLOUDSDK_API_ENDPOINT_OVERRIDES_* variables.
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
+#include "base/env.h"
 #include "base/signal_watcher.h"
 #include "cli/commands.h"
 #include "sim/cloud_emulator.h"
@@ -25,14 +24,12 @@ struct SimFlags {
 int RunSim(const SimFlags& f) {
   sim::CloudEmulatorConfig config;
   if (!f.config_file.empty()) {
-    std::ifstream in(f.config_file);
-    if (!in) {
-      std::fprintf(stderr, "error: %s: cannot read\n", f.config_file.c_str());
+    auto text = Env::Default().ReadFile(f.config_file);
+    if (!text.ok()) {
+      std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
       return 1;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto parsed = sim::json::parse(ss.str(), nullptr, false);
+    auto parsed = sim::json::parse(*text, nullptr, false);
     if (parsed.is_discarded()) {
       std::fprintf(stderr, "error: %s: not valid JSON\n", f.config_file.c_str());
       return 1;

@@ -11,10 +11,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -24,6 +22,7 @@
 #include "cli/cloud_setup.h"
 #include "cli/commands.h"
 #include "cli/duration.h"
+#include "cli/flag_files.h"
 #include "cli/kube_setup.h"
 #include "cli/log_format.h"
 #include "cli/notify_setup.h"
@@ -75,24 +74,6 @@ bool LooksLikeUrl(const std::string& repo) {
   size_t slash = repo.find('/');
   return colon != std::string::npos && (slash == std::string::npos || colon < slash) &&
          repo.find('@') != std::string::npos;
-}
-
-// The webhook secret: the file's contents (surrounding whitespace dropped), or
-// the environment variable; "" when neither is set.
-Result<std::string> ReadWebhookSecret(const std::string& file) {
-  std::string secret;
-  if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return Status::IoError("--webhook-secret-file " + file + ": cannot read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    secret = ss.str();
-  } else if (const char* env = std::getenv(kWebhookSecretEnv)) {
-    secret = env;
-  }
-  size_t b = secret.find_first_not_of(" \t\r\n");
-  size_t e = secret.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? std::string() : secret.substr(b, e - b + 1);
 }
 
 struct SourceParts {
@@ -171,7 +152,7 @@ daemon::DaemonOptions DaemonOptionsOf(const WatchFlags& flags, const WatchTimes&
   o.execute.parallelism = flags.parallelism;
   o.listen = flags.listen;
   o.webhook_secret = secret;
-  o.reload_webhook_secret = [&flags] { return ReadWebhookSecret(flags.webhook_secret_file); };
+  o.reload_webhook_secret = [&flags] { return ReadSecret("--webhook-secret-file", flags.webhook_secret_file, kWebhookSecretEnv); };
   return o;
 }
 
@@ -205,7 +186,7 @@ int RunWatch(const WatchFlags& flags) {
   ConfigureLogging(*log_format);
   auto times = ParseTimes(flags);
   if (!times.ok()) return fail(times.status());
-  auto secret = ReadWebhookSecret(flags.webhook_secret_file);
+  auto secret = ReadSecret("--webhook-secret-file", flags.webhook_secret_file, kWebhookSecretEnv);
   if (!secret.ok()) return fail(secret.status());
 
   std::unique_ptr<source::ChildFetcher> fetcher;

@@ -3,8 +3,6 @@
 
 #include <unistd.h>
 
-#include <fstream>
-
 #include "cli/duration.h"
 #include "kube/kubeconfig.h"
 
@@ -13,16 +11,15 @@ namespace {
 
 // The pod's namespace: $POD_NAMESPACE (downward API), else the service
 // account's namespace file, else "default".
-std::string PodNamespace(const kube::Getenv& env) {
-  if (auto ns = env("POD_NAMESPACE"); ns && !ns->empty()) return *ns;
-  std::ifstream in(std::string(kube::kServiceAccountDir) + "/namespace");
-  std::string ns;
-  if (in && std::getline(in, ns) && !ns.empty()) return ns;
+std::string PodNamespace(const Env& env) {
+  if (auto ns = env.Var("POD_NAMESPACE"); ns && !ns->empty()) return *ns;
+  auto file = env.ReadFile(std::string(kube::kServiceAccountDir) + "/namespace");
+  if (file.ok() && !TrimSpace(*file).empty()) return TrimSpace(*file);
   return "default";
 }
 
-std::string Identity(const kube::Getenv& env) {
-  if (auto pod = env("POD_NAME"); pod && !pod->empty()) return *pod;
+std::string Identity(const Env& env) {
+  if (auto pod = env.Var("POD_NAME"); pod && !pod->empty()) return *pod;
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) == 0 && host[0]) return host;
   return "tpu-provisioner";
@@ -71,13 +68,13 @@ void AddKubeFlags(CLI::App* cmd, KubeFlags* f) {
 Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
   if (!flags.enabled()) return std::unique_ptr<KubeAccess>();
   std::unique_ptr<KubeAccess> k(new KubeAccess());
-  const kube::Getenv env = kube::ProcessEnv();
+  Env& env = k->env_;
   auto resync = Positive("--kube-resync-interval", flags.resync);
   if (!resync.ok()) return resync.status();
   k->resync_ = *resync;
   Result<kube::RestConfig> config = flags.in_cluster
                                         ? kube::InClusterConfig(env)
-                                        : kube::LoadDefaultConfig(env, flags.kubeconfig, flags.context, k->clock_);
+                                        : kube::LoadDefaultConfig(env, flags.kubeconfig, flags.context);
   if (!config.ok()) return config.status().WithContext("kubernetes");
   k->rest_ = std::make_unique<kube::RestClient>(std::move(config.value()));
   if (!flags.leader_elect) return k;
@@ -103,7 +100,7 @@ Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
   if (lease.renew_deadline >= lease.lease_duration)
     return Status::InvalidArgument("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration "
                                    "by at least a second");
-  k->elector_ = std::make_unique<kube::LeaderElector>(*k->rest_, k->clock_, lease);
+  k->elector_ = std::make_unique<kube::LeaderElector>(*k->rest_, k->env_, lease);
   k->leader_only_ = std::make_unique<kube::LeaderOnlyClient>(*k->rest_, *k->elector_);
   return k;
 }

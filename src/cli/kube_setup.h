@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "kube/client.h"
 #include "kube/timestamps.h"
@@ -51,14 +52,14 @@ class KubeAccess {
   kube::KubeClient& reader() { return *rest_; }
   kube::KubeClient& writer() { return leader_only_ ? static_cast<kube::KubeClient&>(*leader_only_) : *rest_; }
   kube::LeaderElector* elector() { return elector_.get(); }  // null without --leader-elect
-  Clock& clock() { return clock_; }
+  Clock& clock() { return env_; }
   std::chrono::milliseconds resync() const { return resync_; }
   std::chrono::milliseconds retry_period() const { return retry_period_; }
   const std::string& server() const { return rest_->config().server; }
 
  private:
   KubeAccess() = default;
-  SystemClock clock_;  // before rest_: exec token sources hold it
+  Env& env_ = Env::Default();  // before rest_: exec token sources hold it
   std::unique_ptr<kube::RestClient> rest_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::unique_ptr<kube::LeaderOnlyClient> leader_only_;

@@ -1,28 +1,9 @@
 // --notify-url and --notify-secret-file: see notify_setup.h.
 #include "cli/notify_setup.h"
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include "cli/flag_files.h"
 
 namespace tpu::cli {
-namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-Result<std::string> ReadFile(const std::string& flag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(flag + " " + path + ": cannot read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return Trim(ss.str());
-}
-
-}  // namespace
 
 void AddNotifyFlags(CLI::App* cmd, NotifyFlags* flags) {
   cmd->add_option("--notify-url", flags->urls,
@@ -40,7 +21,7 @@ Result<std::unique_ptr<NotifySetup>> MakeNotifier(const NotifyFlags& flags) {
   for (const auto& u : flags.urls) {
     std::string url = u;
     if (!u.empty() && u[0] == '@') {
-      auto text = ReadFile("--notify-url", u.substr(1));
+      auto text = ReadFlagFile("--notify-url", u.substr(1));
       if (!text.ok()) return text.status();
       url = *text;
     }
@@ -48,13 +29,9 @@ Result<std::unique_ptr<NotifySetup>> MakeNotifier(const NotifyFlags& flags) {
       return Status::InvalidArgument("--notify-url: expected an http(s) URL");
     o.urls.push_back(url);
   }
-  if (!flags.secret_file.empty()) {
-    auto secret = ReadFile("--notify-secret-file", flags.secret_file);
-    if (!secret.ok()) return secret.status();
-    o.secret = *secret;
-  } else if (const char* env = std::getenv(kNotifySecretEnv)) {
-    o.secret = Trim(env);
-  }
+  auto secret = ReadSecret("--notify-secret-file", flags.secret_file, kNotifySecretEnv);
+  if (!secret.ok()) return secret.status();
+  o.secret = *secret;
   setup->transport = std::make_unique<cloud::CurlTransport>();
   setup->notifier = std::make_unique<daemon::Notifier>(setup->transport.get(), o);
   return setup;

@@ -11,6 +11,7 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "base/env.h"
 #include "cli/terminal.h"
 
 namespace tpu::cli {
@@ -47,7 +48,7 @@ ProgressView::ProgressView(std::FILE* out, int fd) : fd_(fd), live_(isatty(fd)) 
   o.color = live_;
   o.reflows = live_ && TerminalReflows();
   if (auto size = TerminalSizeOf(fd)) o.size = *size;
-  progress_ = std::make_unique<apply::Progress>(out, o, std::chrono::steady_clock::now());
+  progress_ = std::make_unique<apply::Progress>(out, o, Env::Default().Now());
 }
 
 apply::Scheduler::Observer ProgressView::Observer() {
@@ -81,7 +82,7 @@ apply::ApplyReport ProgressView::Run(apply::Executor& executor, const plan::Plan
       // the old width, and its lines would wrap.
       std::vector<apply::TaskResult> tasks = executor.Snapshot();
       if (auto size = TerminalSizeOf(fd_)) progress_->Resize(*size);
-      progress_->Redraw(tasks, std::chrono::steady_clock::now());
+      progress_->Redraw(tasks, Env::Default().Now());
       l.lock();
       wake.wait_for(l, kRedrawEvery, [&] { return finished || resized; });
       resized = false;
@@ -95,7 +96,7 @@ apply::ApplyReport ProgressView::Run(apply::Executor& executor, const plan::Plan
   wake.notify_all();
   redraw.join();
   signals.OnResize(nullptr);
-  progress_->Finish(report.tasks, std::chrono::steady_clock::now());
+  progress_->Finish(report.tasks, Env::Default().Now());
   spdlog::set_default_logger(previous);
   return report;
 }

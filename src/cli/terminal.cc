@@ -4,8 +4,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
 
 namespace tpu::cli {
 
@@ -16,13 +14,13 @@ std::optional<apply::TerminalSize> TerminalSizeOf(int fd) {
   return apply::TerminalSize{ws.ws_col, ws.ws_row};
 }
 
-bool TerminalReflows() {
+bool TerminalReflows(const Env& env) {
   for (const char* var : {"TMUX", "VTE_VERSION", "KITTY_WINDOW_ID", "WT_SESSION", "WEZTERM_PANE"})
-    if (const char* v = std::getenv(var); v && *v) return true;
-  const char* program = std::getenv("TERM_PROGRAM");
+    if (auto v = env.Var(var); v && !v->empty()) return true;
+  const auto program = env.Var("TERM_PROGRAM");
   if (!program) return false;
   for (const char* name : {"iTerm.app", "WezTerm", "vscode", "tmux", "Apple_Terminal"})
-    if (std::strcmp(program, name) == 0) return true;
+    if (*program == name) return true;
   return false;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apply/progress.h"
+#include "base/env.h"
 
 namespace tpu::cli {
 
@@ -18,7 +19,7 @@ std::optional<apply::TerminalSize> TerminalSizeOf(int fd);
 // True when the environment names a terminal that rewraps long lines on a
 // resize (tmux, GNOME Terminal and other VTE terminals, kitty, iTerm2,
 // WezTerm, Windows Terminal, VS Code). xterm and VT100s truncate instead.
-bool TerminalReflows();
+bool TerminalReflows(const Env& env = Env::Default());
 
 // Prints `prompt` to `out` and reads one line from `in`; true only for "yes"
 // (Terraform's rule: anything else, or end of input, declines).

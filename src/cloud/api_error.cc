@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/env.h"
+
 namespace tpu::cloud {
 namespace {
 
@@ -73,7 +75,7 @@ ApiError ApiErrorFromResponse(const std::string& call, const HttpResponse& respo
   ApiError e;
   e.call = call;
   e.http_status = response.status;
-  if (auto ra = response.Header("retry-after")) e.retry_after = ParseRetryAfter(*ra, std::chrono::system_clock::now());
+  if (auto ra = response.Header("retry-after")) e.retry_after = ParseRetryAfter(*ra, Env::Default().WallNow());
   auto j = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (j.is_object() && j.contains("error") && j["error"].is_object()) {
     const auto& err = j["error"];

@@ -15,7 +15,7 @@ CloudConnection::CloudConnection(std::unique_ptr<HttpTransport> transport, std::
       compute_(&caller_, endpoints_.compute_v1),
       poller_(&gke_, &compute_) {}
 
-Result<std::unique_ptr<CloudConnection>> CloudConnection::Open(const CloudOptions& options, const EnvLookup& env) {
+Result<std::unique_ptr<CloudConnection>> CloudConnection::Open(const CloudOptions& options, const Env& env) {
   auto endpoints = ResolveEndpoints(options.endpoints, env);
   if (!endpoints.ok()) return endpoints.status();
   auto transport = std::make_unique<CurlTransport>(options.transport);

@@ -32,8 +32,9 @@ class CloudConnection {
  public:
   // Resolves endpoints and credentials; a credential error surfaces here, not
   // on the first call, except an unreachable metadata server (found lazily).
+  // `env` (variables, files, clock) must outlive the connection.
   static Result<std::unique_ptr<CloudConnection>> Open(const CloudOptions& options,
-                                                       const EnvLookup& env = ProcessEnv());
+                                                       const Env& env = Env::Default());
   // Injected parts, for tests (a fault-injecting transport, a static token).
   CloudConnection(std::unique_ptr<HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
                   Endpoints endpoints);

@@ -3,9 +3,6 @@
 #include "cloud/credentials.h"
 
 #include <cctype>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -64,12 +61,12 @@ std::string StringField(const nlohmann::json& j, const char* key) {
 class ServiceAccountFetcher : public TokenFetcher {
  public:
   ServiceAccountFetcher(std::string email, std::string key, std::string key_id, std::string token_uri,
-                        HttpTransport* transport, WallClock clock)
+                        HttpTransport* transport, const Clock& clock)
       : email_(std::move(email)), key_(std::move(key)), key_id_(std::move(key_id)),
-        token_uri_(std::move(token_uri)), transport_(transport), clock_(std::move(clock)) {}
+        token_uri_(std::move(token_uri)), transport_(transport), clock_(clock) {}
 
   Result<AccessToken> Fetch() override {
-    auto now = clock_();
+    auto now = clock_.WallNow();
     int64_t iat = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
     nlohmann::json claims = {{"iss", email_}, {"sub", email_},   {"aud", token_uri_},
                              {"scope", kCloudPlatformScope}, {"iat", iat}, {"exp", iat + 3600}};
@@ -84,36 +81,36 @@ class ServiceAccountFetcher : public TokenFetcher {
  private:
   std::string email_, key_, key_id_, token_uri_;
   HttpTransport* transport_;
-  WallClock clock_;
+  const Clock& clock_;
 };
 
 class AuthorizedUserFetcher : public TokenFetcher {
  public:
   AuthorizedUserFetcher(std::string client_id, std::string client_secret, std::string refresh_token,
-                        std::string token_uri, HttpTransport* transport, WallClock clock)
+                        std::string token_uri, HttpTransport* transport, const Clock& clock)
       : client_id_(std::move(client_id)), client_secret_(std::move(client_secret)),
         refresh_token_(std::move(refresh_token)), token_uri_(std::move(token_uri)),
-        transport_(transport), clock_(std::move(clock)) {}
+        transport_(transport), clock_(clock) {}
 
   Result<AccessToken> Fetch() override {
     std::string form = "grant_type=refresh_token&client_id=" + UrlEncode(client_id_) +
                        "&client_secret=" + UrlEncode(client_secret_) +
                        "&refresh_token=" + UrlEncode(refresh_token_);
-    return PostForm(transport_, "refresh-token grant", token_uri_, form, clock_());
+    return PostForm(transport_, "refresh-token grant", token_uri_, form, clock_.WallNow());
   }
   std::string Describe() const override { return "authorized_user " + client_id_; }
 
  private:
   std::string client_id_, client_secret_, refresh_token_, token_uri_;
   HttpTransport* transport_;
-  WallClock clock_;
+  const Clock& clock_;
 };
 
 class MetadataFetcher : public TokenFetcher {
  public:
-  MetadataFetcher(std::string host, HttpTransport* transport, WallClock clock, std::string well_known_file)
+  MetadataFetcher(std::string host, HttpTransport* transport, const Clock& clock, std::string well_known_file)
       : host_(std::move(host)), well_known_file_(std::move(well_known_file)), transport_(transport),
-        clock_(std::move(clock)) {}
+        clock_(clock) {}
 
   Result<AccessToken> Fetch() override {
     HttpRequest request;
@@ -121,7 +118,7 @@ class MetadataFetcher : public TokenFetcher {
     request.headers = {{"Metadata-Flavor", "Google"}};
     request.connect_timeout = kMetadataConnectTimeout;
     request.timeout = kTokenTimeout;
-    auto now = clock_();
+    auto now = clock_.WallNow();
     auto response = transport_->Send(request);
     if (!response.ok()) {
       std::string file = well_known_file_.empty() ? "" : " " + well_known_file_;
@@ -139,40 +136,21 @@ class MetadataFetcher : public TokenFetcher {
   std::string host_;
   std::string well_known_file_;
   HttpTransport* transport_;
-  WallClock clock_;
+  const Clock& clock_;
 };
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
-EnvLookup ProcessEnv() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    if (v == nullptr) return std::nullopt;
-    return std::string(v);
-  };
-}
-
-WallClock SystemWallClock() {
-  return [] { return std::chrono::system_clock::now(); };
-}
-
-CachingTokenProvider::CachingTokenProvider(std::unique_ptr<TokenFetcher> fetcher, WallClock clock,
+CachingTokenProvider::CachingTokenProvider(std::unique_ptr<TokenFetcher> fetcher, const Clock& clock,
                                            std::chrono::seconds refresh_margin)
-    : fetcher_(std::move(fetcher)), clock_(std::move(clock)), margin_(refresh_margin) {}
+    : fetcher_(std::move(fetcher)), clock_(clock), margin_(refresh_margin) {}
 
 Result<std::string> CachingTokenProvider::Token() {
   // Holding the lock across the fetch makes concurrent callers wait for one
   // exchange instead of each starting their own.
   std::lock_guard<std::mutex> lock(mu_);
-  if (cached_ && clock_() + margin_ < cached_->expiry) return cached_->value;
+  if (cached_ && clock_.WallNow() + margin_ < cached_->expiry) return cached_->value;
   auto token = fetcher_->Fetch();
   ++fetches_;
   if (!token.ok()) return token.status();
@@ -187,7 +165,7 @@ int CachingTokenProvider::fetches() const {
 }
 
 Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::string& key_json,
-                                                                HttpTransport* transport, WallClock clock) {
+                                                                HttpTransport* transport, const Clock& clock) {
   auto j = nlohmann::json::parse(key_json, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("service account key is not a JSON object");
   std::string email = StringField(j, "client_email");
@@ -198,11 +176,11 @@ Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::strin
   std::string token_uri = StringField(j, "token_uri");
   if (token_uri.empty()) token_uri = kDefaultTokenUri;
   return std::unique_ptr<TokenFetcher>(new ServiceAccountFetcher(
-      email, key, StringField(j, "private_key_id"), token_uri, transport, std::move(clock)));
+      email, key, StringField(j, "private_key_id"), token_uri, transport, clock));
 }
 
 Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::string& json,
-                                                                HttpTransport* transport, WallClock clock) {
+                                                                HttpTransport* transport, const Clock& clock) {
   auto j = nlohmann::json::parse(json, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("authorized_user credentials are not a JSON object");
   std::string id = StringField(j, "client_id");
@@ -214,38 +192,37 @@ Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::strin
   std::string token_uri = StringField(j, "token_uri");
   if (token_uri.empty()) token_uri = kDefaultTokenUri;
   return std::unique_ptr<TokenFetcher>(
-      new AuthorizedUserFetcher(id, secret, refresh, token_uri, transport, std::move(clock)));
+      new AuthorizedUserFetcher(id, secret, refresh, token_uri, transport, clock));
 }
 
 std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, HttpTransport* transport,
-                                                  WallClock clock, std::string well_known_file) {
-  return std::make_unique<MetadataFetcher>(host, transport, std::move(clock), std::move(well_known_file));
+                                                  const Clock& clock, std::string well_known_file) {
+  return std::make_unique<MetadataFetcher>(host, transport, clock, std::move(well_known_file));
 }
 
 Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& json, HttpTransport* transport,
-                                                          WallClock clock) {
+                                                          const Clock& clock) {
   auto j = nlohmann::json::parse(json, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("credentials file is not a JSON object");
   std::string type = StringField(j, "type");
-  if (type == "service_account") return MakeServiceAccountFetcher(json, transport, std::move(clock));
-  if (type == "authorized_user") return MakeAuthorizedUserFetcher(json, transport, std::move(clock));
+  if (type == "service_account") return MakeServiceAccountFetcher(json, transport, clock);
+  if (type == "authorized_user") return MakeAuthorizedUserFetcher(json, transport, clock);
   return Status::InvalidArgument("unsupported credentials type \"" + type +
                                  "\" (want service_account or authorized_user)");
 }
 
 Result<std::string> TokenFileProvider::Token() {
-  auto text = ReadFile(path_);
+  auto text = env_.ReadFile(path_);
   if (!text.ok()) return text.status().WithContext("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE");
-  std::string token = *text;
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  std::string token = TrimSpace(*text);
   if (token.empty()) return Status::InvalidArgument("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE " + path_ + ": empty");
   return token;
 }
 
-Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* transport, const EnvLookup& env,
-                                                             WallClock clock) {
+Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* transport, const Env& env) {
+  const Clock& clock = env;
   auto from_file = [&](const std::string& path, const char* source) -> Result<std::unique_ptr<TokenProvider>> {
-    auto text = ReadFile(path);
+    auto text = env.ReadFile(path);
     if (!text.ok()) return text.status().WithContext(source);
     auto fetcher = MakeFetcherFromJson(*text, transport, clock);
     if (!fetcher.ok()) return fetcher.status().WithContext(std::string(source) + " " + path);
@@ -255,31 +232,33 @@ Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* tra
 
   // 0. gcloud's auth/access_token_file: a token minted elsewhere (CI's Workload
   // Identity Federation), re-read on every call so a refreshed file is used.
-  if (auto path = env("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"); path && !path->empty()) {
-    auto first = ReadFile(*path);
+  if (auto path = env.Var("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"); path && !path->empty()) {
+    auto first = env.ReadFile(*path);
     if (!first.ok()) return first.status().WithContext("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE");
     spdlog::info("credentials: access token file {}", *path);
-    return std::unique_ptr<TokenProvider>(new TokenFileProvider(*path));
+    return std::unique_ptr<TokenProvider>(new TokenFileProvider(*path, env));
   }
   // 1. An explicitly named file: an error in it is an error, never a fall-through.
-  if (auto path = env("GOOGLE_APPLICATION_CREDENTIALS"); path && !path->empty()) {
+  if (auto path = env.Var("GOOGLE_APPLICATION_CREDENTIALS"); path && !path->empty()) {
     return from_file(*path, "GOOGLE_APPLICATION_CREDENTIALS");
   }
   // 2. gcloud's well-known file, if present.
   std::string dir, well_known;
-  if (auto config = env("CLOUDSDK_CONFIG"); config && !config->empty()) {
+  if (auto config = env.Var("CLOUDSDK_CONFIG"); config && !config->empty()) {
     dir = *config;
-  } else if (auto home = env("HOME"); home && !home->empty()) {
+  } else if (auto home = env.Var("HOME"); home && !home->empty()) {
     dir = *home + "/.config/gcloud";
   }
   if (!dir.empty()) {
     std::string path = dir + "/application_default_credentials.json";
     well_known = path;
-    if (std::ifstream(path).good()) return from_file(path, "gcloud application-default credentials");
+    // Present means readable or not NotFound: a file that exists but cannot be read is an error.
+    if (env.ReadFile(path).status().code() != Status::Code::kNotFound)
+      return from_file(path, "gcloud application-default credentials");
   }
   // 3. The metadata server; reachability is found out on the first token.
   std::string host = kDefaultMetadataHost;
-  if (auto h = env("GCE_METADATA_HOST"); h && !h->empty()) host = *h;
+  if (auto h = env.Var("GCE_METADATA_HOST"); h && !h->empty()) host = *h;
   spdlog::info("credentials: metadata server {}", host);
   return std::unique_ptr<TokenProvider>(
       new CachingTokenProvider(MakeMetadataFetcher(host, transport, clock, well_known), clock));

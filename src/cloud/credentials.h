@@ -18,17 +18,11 @@
 #include <optional>
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "cloud/http_transport.h"
 
 namespace tpu::cloud {
-
-// Environment lookup, injected so tests need not touch the process environment.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-EnvLookup ProcessEnv();
-
-using WallClock = std::function<std::chrono::system_clock::time_point()>;
-WallClock SystemWallClock();
 
 struct AccessToken {
   std::string value;
@@ -70,12 +64,14 @@ class StaticTokenProvider : public TokenProvider {
 // refreshes the token.
 class TokenFileProvider : public TokenProvider {
  public:
-  explicit TokenFileProvider(std::string path) : path_(std::move(path)) {}
+  explicit TokenFileProvider(std::string path, const Env& env = Env::Default())
+      : path_(std::move(path)), env_(env) {}
   Result<std::string> Token() override;
   std::string Describe() const override { return "access token file " + path_; }
 
  private:
   std::string path_;
+  const Env& env_;
 };
 
 // Caches a fetcher's token until `refresh_margin` before its expiry.
@@ -84,7 +80,7 @@ class CachingTokenProvider : public TokenProvider {
   // Refresh this long before expiry, as Google's libraries do.
   static constexpr std::chrono::seconds kDefaultRefreshMargin{300};
 
-  CachingTokenProvider(std::unique_ptr<TokenFetcher> fetcher, WallClock clock = SystemWallClock(),
+  CachingTokenProvider(std::unique_ptr<TokenFetcher> fetcher, const Clock& clock = Env::Default(),
                        std::chrono::seconds refresh_margin = kDefaultRefreshMargin);
   Result<std::string> Token() override;
   std::string Describe() const override { return fetcher_->Describe(); }
@@ -92,7 +88,7 @@ class CachingTokenProvider : public TokenProvider {
 
  private:
   std::unique_ptr<TokenFetcher> fetcher_;
-  WallClock clock_;
+  const Clock& clock_;
   std::chrono::seconds margin_;
   mutable std::mutex mu_;
   std::optional<AccessToken> cached_;  // guarded by mu_
@@ -104,17 +100,17 @@ class CachingTokenProvider : public TokenProvider {
 // urn:ietf:params:oauth:grant-type:jwt-bearer.
 Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::string& key_json,
                                                                 HttpTransport* transport,
-                                                                WallClock clock = SystemWallClock());
+                                                                const Clock& clock = Env::Default());
 // authorized_user JSON (gcloud auth application-default login): refresh_token grant
 // at token_uri (default https://oauth2.googleapis.com/token).
 Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::string& json,
                                                                 HttpTransport* transport,
-                                                                WallClock clock = SystemWallClock());
+                                                                const Clock& clock = Env::Default());
 // Metadata server at `host` ("169.254.169.254" or host:port). When it is the
 // last place searched, `well_known_file` is the gcloud file that was looked
 // for first, so an unreachable server's error can name all three places.
 std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, HttpTransport* transport,
-                                                  WallClock clock = SystemWallClock(),
+                                                  const Clock& clock = Env::Default(),
                                                   std::string well_known_file = "");
 
 // Starts the message of the error when no place had credentials, so a
@@ -127,13 +123,13 @@ inline constexpr const char* kCloudPlatformScope = "https://www.googleapis.com/a
 // Application Default Credentials, in Google's order (see the file comment).
 // A file that is named but unreadable or malformed is an error, not a fall-through.
 // `transport` must outlive the provider.
+// `env` gives the variables, the files and the clock; it must outlive the provider.
 Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* transport,
-                                                             const EnvLookup& env = ProcessEnv(),
-                                                             WallClock clock = SystemWallClock());
+                                                             const Env& env = Env::Default());
 
 // Either JSON credential file by its "type" field.
 Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& json,
                                                           HttpTransport* transport,
-                                                          WallClock clock = SystemWallClock());
+                                                          const Clock& clock = Env::Default());
 
 }  // namespace tpu::cloud

@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/env.h"
 #include "base/version.h"
 
 namespace tpu::cloud {
@@ -204,7 +205,7 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
     }
   }
 
-  auto start = std::chrono::steady_clock::now();
+  auto start = Env::Default().Now();
   CURLcode rc = curl_easy_perform(h);
   long status = 0;
   long connects = 0;
@@ -213,7 +214,7 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   connections_opened_.fetch_add(connects);
   curl_slist_free_all(headers);
   ReleaseHandle(h);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Env::Default().Now() - start).count();
 
   // URLs carry no secrets here (tokens travel in headers and bodies, never logged).
   if (rc != CURLE_OK) {

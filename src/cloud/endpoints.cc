@@ -22,15 +22,15 @@ Result<std::string> NormaliseRoot(const std::string& url, const char* what) {
   return EndsWith(url, "/") ? url : url + "/";
 }
 
-std::string Pick(const std::string& flag, const EnvLookup& env, const char* var, const char* fallback) {
+std::string Pick(const std::string& flag, const Env& env, const char* var, const char* fallback) {
   if (!flag.empty()) return flag;
-  if (auto v = env(var); v && !v->empty()) return *v;
+  if (auto v = env.Var(var); v && !v->empty()) return *v;
   return fallback;
 }
 
 }  // namespace
 
-Result<Endpoints> ResolveEndpoints(const EndpointOptions& options, const EnvLookup& env) {
+Result<Endpoints> ResolveEndpoints(const EndpointOptions& options, const Env& env) {
   Endpoints e;
   auto container = NormaliseRoot(
       Pick(options.container, env, "CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", kDefaultContainerEndpoint), "container");

@@ -10,8 +10,8 @@
 
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
-#include "cloud/credentials.h"  // EnvLookup
 
 namespace tpu::cloud {
 
@@ -31,6 +31,6 @@ struct Endpoints {
 };
 
 // InvalidArgument for a URL that is not http(s)://host[:port][/path].
-Result<Endpoints> ResolveEndpoints(const EndpointOptions& options, const EnvLookup& env = ProcessEnv());
+Result<Endpoints> ResolveEndpoints(const EndpointOptions& options, const Env& env = Env::Default());
 
 }  // namespace tpu::cloud

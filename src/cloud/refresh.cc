@@ -52,7 +52,7 @@ auto WithRetries(const RefreshOptions& options, const std::string& project, F li
   for (int attempt = 0;; ++attempt) {
     auto result = list();
     if (result.ok() || !result.error().retryable() || attempt + 1 >= options.read_attempts) return result;
-    std::this_thread::sleep_for(options.read_retry.Delay(result.error(), attempt, rng()));
+    options.clock->SleepFor(options.read_retry.Delay(result.error(), attempt, rng()));
   }
 }
 

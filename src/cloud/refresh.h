@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "cloud/compute_client.h"
 #include "cloud/gke_client.h"
@@ -39,6 +40,7 @@ struct RefreshOptions {
   // refresh thread sleeps meanwhile: refreshes run on a few threads of their own.
   int read_attempts = 5;
   RetrySchedule read_retry{std::chrono::milliseconds(200), std::chrono::milliseconds(10'000)};
+  Clock* clock = &Env::Default();  // sleeps the backoff
 };
 
 // Fails with the first project's error, context "refresh project P".

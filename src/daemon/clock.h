@@ -1,13 +1,12 @@
-// The daemon's names for the one clock (base/clock.h): deadlines, drift checks
-// and backoff are steady time.
+// The daemon's names for time (base/clock.h; the clock is an Env, base/env.h):
+// deadlines, drift checks and backoff are steady time.
 #pragma once
 
-#include "base/clock.h"
+#include "base/env.h"
 
 namespace tpu::daemon {
 
 using TimePoint = SteadyTime;
 using Duration = std::chrono::steady_clock::duration;
-using SteadyClock = SystemClock;
 
 }  // namespace tpu::daemon

@@ -79,7 +79,7 @@ class Daemon {
   cloud::CloudConnection* connection_;
   const DaemonKube* kube_;
   DaemonOptions options_;
-  SteadyClock clock_;
+  Clock& clock_ = Env::Default();
   ConnectionCloud cloud_;
   std::unique_ptr<KubeKueue> kueue_;
   std::unique_ptr<demand::Controller> demand_controller_;

@@ -58,7 +58,7 @@ Notifier::~Notifier() {
 
 void Notifier::Notify(Event event) {
   const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+                          o_.clock->WallNow().time_since_epoch()).count();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;

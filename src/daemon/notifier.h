@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/env.h"
 #include "cloud/http_transport.h"
 
 namespace tpu::daemon {
@@ -58,6 +59,7 @@ struct NotifierOptions {
   std::chrono::milliseconds max_retry{30'000};
   // Per call; also the longest a shutdown waits for a receiver that hangs.
   std::chrono::milliseconds timeout{5'000};
+  const Clock* clock = &Env::Default();  // stamps events (their id and time)
 };
 
 struct NotifierStats {

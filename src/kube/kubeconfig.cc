@@ -3,9 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -51,10 +49,14 @@ bool Base64Decode(const std::string& in, std::string* out) {
   return true;
 }
 
-Status MergeFile(const std::string& path, Merged& m) {
+// NotFound when the file does not exist: kubectl skips missing list entries.
+Status MergeFile(const Env& env, const std::string& path, Merged& m) {
+  auto text = env.ReadFile(path);
+  if (!text.ok()) return text.status().code() == Status::Code::kNotFound ? text.status()
+                                                                          : text.status().WithContext("kubeconfig");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument("kubeconfig " + path + ": " + e.what());
   }
@@ -75,21 +77,15 @@ Status MergeFile(const std::string& path, Merged& m) {
 
 }  // namespace
 
-Getenv ProcessEnv() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    if (!v) return std::nullopt;
-    return std::string(v);
-  };
-}
-
 Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, const std::string& context,
-                                  Clock& clock) {
+                                  Env& env) {
   Merged m;
   bool any = false;
   for (const auto& path : paths) {
-    if (path.empty() || !fs::exists(path)) continue;  // kubectl skips missing list entries
-    if (Status s = MergeFile(path, m); !s.ok()) return s;
+    if (path.empty()) continue;
+    Status s = MergeFile(env, path, m);
+    if (s.code() == Status::Code::kNotFound) continue;
+    if (!s.ok()) return s;
     any = true;
   }
   if (!any) return Status::NotFound("no kubeconfig file found in the list");
@@ -132,7 +128,7 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, const s
   if (!Str(u, "token").empty()) {
     rc.token = std::make_shared<StaticTokenSource>(Str(u, "token"));
   } else if (!Str(u, "tokenFile").empty()) {
-    rc.token = std::make_shared<FileTokenSource>(Resolve(Str(u, "tokenFile"), dir));
+    rc.token = std::make_shared<FileTokenSource>(Resolve(Str(u, "tokenFile"), dir), env);
   } else if (u["exec"]) {
     const YAML::Node& e = u["exec"];
     ExecConfig exec;
@@ -147,7 +143,7 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, const s
     if (e["env"]) {
       for (const auto& v : e["env"]) exec.env.emplace_back(Str(v, "name"), Str(v, "value"));
     }
-    rc.token = std::make_shared<ExecTokenSource>(std::move(exec), clock);
+    rc.token = std::make_shared<ExecTokenSource>(std::move(exec), env);
   } else if (u["auth-provider"]) {
     return Status::InvalidArgument("kubeconfig: user \"" + user_name +
                                    "\": auth-provider is not supported; use an exec plugin such as "
@@ -156,41 +152,40 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, const s
   return rc;
 }
 
-Result<RestConfig> InClusterConfig(const Getenv& env, const std::string& sa_dir) {
-  auto host = env("KUBERNETES_SERVICE_HOST");
-  auto port = env("KUBERNETES_SERVICE_PORT");
+Result<RestConfig> InClusterConfig(Env& env, const std::string& sa_dir) {
+  auto host = env.Var("KUBERNETES_SERVICE_HOST");
+  auto port = env.Var("KUBERNETES_SERVICE_PORT");
   if (!host || host->empty() || !port || port->empty()) {
     return Status::NotFound("not running in a cluster: KUBERNETES_SERVICE_HOST/PORT are not set");
   }
   const std::string token_path = sa_dir + "/token";
-  if (!fs::exists(token_path)) return Status::NotFound("no service account token at " + token_path);
+  if (!env.ReadFile(token_path).ok()) return Status::NotFound("no service account token at " + token_path);
   RestConfig rc;
   std::string h = *host;
   if (h.find(':') != std::string::npos) h = "[" + h + "]";  // IPv6
   rc.server = "https://" + h + ":" + *port;
-  rc.token = std::make_shared<FileTokenSource>(token_path);
+  rc.token = std::make_shared<FileTokenSource>(token_path, env);
   rc.ca_file = sa_dir + "/ca.crt";
-  std::ifstream ns_file(sa_dir + "/namespace");
-  std::string ns;
-  if (ns_file && std::getline(ns_file, ns) && !ns.empty()) rc.default_namespace = ns;
+  if (auto ns = env.ReadFile(sa_dir + "/namespace"); ns.ok() && !TrimSpace(*ns).empty())
+    rc.default_namespace = TrimSpace(*ns);
   return rc;
 }
 
-Result<RestConfig> LoadDefaultConfig(const Getenv& env, const std::string& kubeconfig_flag,
-                                     const std::string& context, Clock& clock) {
-  if (!kubeconfig_flag.empty()) return LoadKubeconfig({kubeconfig_flag}, context, clock);
-  if (auto list = env("KUBECONFIG"); list && !list->empty()) {
+Result<RestConfig> LoadDefaultConfig(Env& env, const std::string& kubeconfig_flag,
+                                     const std::string& context) {
+  if (!kubeconfig_flag.empty()) return LoadKubeconfig({kubeconfig_flag}, context, env);
+  if (auto list = env.Var("KUBECONFIG"); list && !list->empty()) {
     std::vector<std::string> paths;
     std::stringstream ss(*list);
     for (std::string p; std::getline(ss, p, ':');) paths.push_back(p);
-    return LoadKubeconfig(paths, context, clock);
+    return LoadKubeconfig(paths, context, env);
   }
-  if (auto host = env("KUBERNETES_SERVICE_HOST"); host && !host->empty()) {
+  if (auto host = env.Var("KUBERNETES_SERVICE_HOST"); host && !host->empty()) {
     return InClusterConfig(env);
   }
-  auto home = env("HOME");
+  auto home = env.Var("HOME");
   if (!home) return Status::NotFound("no kubeconfig: set KUBECONFIG or HOME");
-  return LoadKubeconfig({*home + "/.kube/config"}, context, clock);
+  return LoadKubeconfig({*home + "/.kube/config"}, context, env);
 }
 
 }  // namespace tpu::kube

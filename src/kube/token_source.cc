@@ -18,14 +18,9 @@ extern char** environ;
 namespace tpu::kube {
 
 Result<std::string> FileTokenSource::Token() {
-  std::ifstream in(path_);
-  if (!in) return Status::IoError("cannot read token file " + path_);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string token = ss.str();
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) {
-    token.pop_back();
-  }
+  auto text = env_.ReadFile(path_);
+  if (!text.ok()) return Status::IoError("cannot read token file: " + text.status().message());
+  std::string token = TrimSpace(*text);
   if (token.empty()) return Status::IoError("token file " + path_ + " is empty");
   return token;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 #include "kube/timestamps.h"
 
@@ -36,11 +37,13 @@ class StaticTokenSource : public TokenSource {
 // before they expire, and a small read is cheaper than serving a stale token.
 class FileTokenSource : public TokenSource {
  public:
-  explicit FileTokenSource(std::string path) : path_(std::move(path)) {}
+  explicit FileTokenSource(std::string path, const Env& env = Env::Default())
+      : path_(std::move(path)), env_(env) {}
   Result<std::string> Token() override;
 
  private:
   std::string path_;
+  const Env& env_;
 };
 
 // users[].user.exec of a kubeconfig.

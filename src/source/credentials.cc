@@ -1,37 +1,18 @@
 // Reading the HTTPS token. See credentials.h.
 #include "source/credentials.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 namespace tpu::source {
-namespace {
 
-std::string Trim(std::string s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
-}  // namespace
-
-Result<std::string> ReadToken(const GitCredentials& c) {
+Result<std::string> ReadToken(const GitCredentials& c, const Env& env) {
   if (!c.token_file.empty()) {
-    std::ifstream in(c.token_file, std::ios::binary);
-    if (!in) return Status::IoError("read token file " + c.token_file + ": " + std::strerror(errno));
-    std::stringstream buf;
-    buf << in.rdbuf();
-    std::string token = Trim(buf.str());
+    auto text = env.ReadFile(c.token_file);
+    if (!text.ok()) return Status::IoError("read token file " + text.status().message());
+    std::string token = TrimSpace(*text);
     if (token.empty()) return Status::FailedPrecondition("token file " + c.token_file + " is empty");
     return token;
   }
   if (!c.token_env.empty()) {
-    const char* v = std::getenv(c.token_env.c_str());
-    std::string token = Trim(v ? v : "");
+    std::string token = TrimSpace(env.Var(c.token_env).value_or(""));
     if (token.empty()) return Status::FailedPrecondition("environment variable " + c.token_env + " is not set or empty");
     return token;
   }

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace tpu::source {
@@ -30,6 +31,6 @@ struct GitCredentials {
 // The token, from token_file if set, else token_env. Errors name the file or
 // variable, never the value: FailedPrecondition when none is configured or it
 // is empty, IoError when the file cannot be read.
-Result<std::string> ReadToken(const GitCredentials& credentials);
+Result<std::string> ReadToken(const GitCredentials& credentials, const Env& env = Env::Default());
 
 }  // namespace tpu::source

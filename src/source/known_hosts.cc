@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <sstream>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
+
+#include "base/env.h"
 
 namespace tpu::source {
 namespace {
@@ -83,11 +84,9 @@ bool Glob(const char* p, const char* s) {
 }  // namespace
 
 Result<KnownHosts> KnownHosts::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError("read known_hosts file " + path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  return Parse(text.str(), path);
+  auto text = Env::Default().ReadFile(path);
+  if (!text.ok()) return Status::IoError("read known_hosts file " + text.status().message());
+  return Parse(*text, path);
 }
 
 KnownHosts KnownHosts::Parse(const std::string& text, const std::string& origin) {

@@ -120,7 +120,7 @@ TEST_F(KnownHostsTest, RevokedKeysAndSkippedLines) {
 
 TEST_F(KnownHostsTest, MissingFile) {
   EXPECT_EQ(KnownHosts::Load("/nonexistent/known_hosts").status(),
-            Status::IoError("read known_hosts file /nonexistent/known_hosts: cannot open"));
+            Status::IoError("read known_hosts file /nonexistent/known_hosts: No such file or directory"));
 }
 
 // The callbacks libgit2 calls during a fetch.

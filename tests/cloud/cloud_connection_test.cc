@@ -6,18 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "base/fake_env.h"
+
 #include "sim/cloud_emulator.h"
 
 namespace tpu::cloud {
 namespace {
-
-EnvLookup EnvOf(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 TEST(CloudConnectionTest, OpensAgainstTheEmulatorFromGcloudVariables) {
   sim::CloudEmulatorOptions options;
@@ -29,7 +23,7 @@ TEST(CloudConnectionTest, OpensAgainstTheEmulatorFromGcloudVariables) {
   CloudOptions cloud_options;
   cloud_options.access_token = "t0k";
   auto cloud = CloudConnection::Open(
-      cloud_options, EnvOf({{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", emulator.endpoint() + "/"},
+      cloud_options, FakeEnv({{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", emulator.endpoint() + "/"},
                             {"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE", emulator.endpoint() + "/"}}));
   ASSERT_TRUE(cloud.ok()) << cloud.status().ToString();
   EXPECT_EQ((*cloud)->endpoints().compute_v1, emulator.endpoint() + "/compute/v1/");
@@ -48,7 +42,7 @@ TEST(CloudConnectionTest, WrongTokenIsPermissionDenied) {
   CloudOptions cloud_options;
   cloud_options.access_token = "wrong";
   cloud_options.endpoints = {emulator.endpoint() + "/", emulator.endpoint() + "/"};
-  auto cloud = CloudConnection::Open(cloud_options, EnvOf({}));
+  auto cloud = CloudConnection::Open(cloud_options, FakeEnv());
   ASSERT_TRUE(cloud.ok());
   auto clusters = (*cloud)->gke().ListClusters("p");
   ASSERT_FALSE(clusters.ok());
@@ -58,13 +52,13 @@ TEST(CloudConnectionTest, WrongTokenIsPermissionDenied) {
 }
 
 TEST(CloudConnectionTest, CredentialAndEndpointErrorsSurfaceAtOpen) {
-  auto bad_creds = CloudConnection::Open({}, EnvOf({{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json"}}));
+  auto bad_creds = CloudConnection::Open({}, FakeEnv({{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json"}}));
   ASSERT_FALSE(bad_creds.ok());
   EXPECT_NE(bad_creds.status().message().find("/nonexistent/key.json"), std::string::npos);
   CloudOptions bad_endpoint;
   bad_endpoint.access_token = "";
   bad_endpoint.endpoints.container = "not a url";
-  EXPECT_EQ(CloudConnection::Open(bad_endpoint, EnvOf({})).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(CloudConnection::Open(bad_endpoint, FakeEnv()).status().code(), Status::Code::kInvalidArgument);
 }
 
 }  // namespace

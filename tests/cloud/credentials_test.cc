@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/fake_env.h"
 #include "cloud/api_caller.h"
 #include "cloud/curl_transport.h"
 #include "cloud/jwt.h"
@@ -98,13 +99,6 @@ class CredentialsTest : public ::testing::Test {
     std::ofstream(p) << text;
     return p.string();
   }
-  EnvLookup Env() {
-    return [this](const std::string& name) -> std::optional<std::string> {
-      auto it = env_.find(name);
-      if (it == env_.end()) return std::nullopt;
-      return it->second;
-    };
-  }
   std::string AuthorizedUserJson(const std::string& token_uri) {
     return nlohmann::json{{"type", "authorized_user"}, {"client_id", "cid"}, {"client_secret", "csecret"},
                           {"refresh_token", "rt-1"}, {"token_uri", token_uri}}
@@ -114,14 +108,14 @@ class CredentialsTest : public ::testing::Test {
   testing::TestKeyPair keys_;
   TokenEndpoint endpoint_;
   fs::path dir_;
-  std::map<std::string, std::string> env_;
+  FakeEnv env_;
   CurlTransport transport_;
 };
 
 TEST_F(CredentialsTest, ServiceAccountKeyFromGoogleApplicationCredentials) {
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
-  env_["GCE_METADATA_HOST"] = endpoint_.host_port();  // must not be used
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri())));
+  env_.SetVar("GCE_METADATA_HOST", endpoint_.host_port());  // must not be used
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok()) << provider.status().ToString();
   EXPECT_EQ((*provider)->Describe(), "service_account robot@proj.iam.gserviceaccount.com");
   auto token = (*provider)->Token();
@@ -137,8 +131,8 @@ TEST_F(CredentialsTest, ServiceAccountKeyFromGoogleApplicationCredentials) {
 
 TEST_F(CredentialsTest, ServiceAccountSignedWithAnotherKeyIsRejectedWithTheEndpointsMessage) {
   auto other = testing::MakeRsaKeyPair(1024);  // any other key will do
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(other, endpoint_.token_uri()));
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("sa.json", testing::ServiceAccountJson(other, endpoint_.token_uri())));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   auto token = (*provider)->Token();
   ASSERT_FALSE(token.ok());
@@ -146,8 +140,8 @@ TEST_F(CredentialsTest, ServiceAccountSignedWithAnotherKeyIsRejectedWithTheEndpo
 }
 
 TEST_F(CredentialsTest, AuthorizedUserFromGoogleApplicationCredentials) {
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("user.json", AuthorizedUserJson(endpoint_.token_uri()));
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("user.json", AuthorizedUserJson(endpoint_.token_uri())));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok()) << provider.status().ToString();
   auto token = (*provider)->Token();
   ASSERT_TRUE(token.ok()) << token.status().ToString();
@@ -157,10 +151,10 @@ TEST_F(CredentialsTest, AuthorizedUserFromGoogleApplicationCredentials) {
 
 TEST_F(CredentialsTest, GcloudWellKnownFileUnderCloudsdkConfig) {
   Write("gcloud-config/application_default_credentials.json", AuthorizedUserJson(endpoint_.token_uri()));
-  env_["CLOUDSDK_CONFIG"] = (dir_ / "gcloud-config").string();
-  env_["HOME"] = (dir_ / "nohome").string();
-  env_["GCE_METADATA_HOST"] = endpoint_.host_port();
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("CLOUDSDK_CONFIG", (dir_ / "gcloud-config").string());
+  env_.SetVar("HOME", (dir_ / "nohome").string());
+  env_.SetVar("GCE_METADATA_HOST", endpoint_.host_port());
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   EXPECT_EQ((*provider)->Token().value(), "user-token");
 }
@@ -168,38 +162,38 @@ TEST_F(CredentialsTest, GcloudWellKnownFileUnderCloudsdkConfig) {
 TEST_F(CredentialsTest, GcloudWellKnownFileUnderHome) {
   Write("home/.config/gcloud/application_default_credentials.json",
         testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
-  env_["HOME"] = (dir_ / "home").string();
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("HOME", (dir_ / "home").string());
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   EXPECT_EQ((*provider)->Token().value(), "sa-token");
 }
 
 TEST_F(CredentialsTest, ExplicitFileWinsOverWellKnownFile) {
   Write("home/.config/gcloud/application_default_credentials.json", AuthorizedUserJson(endpoint_.token_uri()));
-  env_["HOME"] = (dir_ / "home").string();
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("HOME", (dir_ / "home").string());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri())));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   EXPECT_EQ((*provider)->Token().value(), "sa-token");
 }
 
 TEST_F(CredentialsTest, AccessTokenFileWinsAndIsReReadOnEveryCall) {
-  env_["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = Write("token", "ya29.first\n");
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", Write("token", "ya29.first\n"));
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri())));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok()) << provider.status().ToString();
   EXPECT_EQ((*provider)->Token().value(), "ya29.first");
   Write("token", "ya29.second");  // CI refreshed it
   EXPECT_EQ((*provider)->Token().value(), "ya29.second");
   EXPECT_TRUE(endpoint_.server().requests().empty());  // no exchange of the key file
-  env_["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = (dir_ / "missing").string();
-  EXPECT_FALSE(FindDefaultCredentials(&transport_, Env()).ok());  // named but missing: an error
+  env_.SetVar("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", (dir_ / "missing").string());
+  EXPECT_FALSE(FindDefaultCredentials(&transport_, env_).ok());  // named but missing: an error
 }
 
 TEST_F(CredentialsTest, MetadataServerWhenNoFile) {
-  env_["HOME"] = (dir_ / "empty-home").string();
-  env_["GCE_METADATA_HOST"] = endpoint_.host_port();
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("HOME", (dir_ / "empty-home").string());
+  env_.SetVar("GCE_METADATA_HOST", endpoint_.host_port());
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   EXPECT_EQ((*provider)->Describe(), "metadata server " + endpoint_.host_port());
   EXPECT_EQ((*provider)->Token().value(), "md-token");
@@ -214,9 +208,9 @@ TEST_F(CredentialsTest, UnreachableMetadataServerSaysWhatWasTried) {
     TestServer closed;
     port = closed.port();
   }
-  env_["HOME"] = (dir_ / "empty-home").string();
-  env_["GCE_METADATA_HOST"] = "127.0.0.1:" + std::to_string(port);
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("HOME", (dir_ / "empty-home").string());
+  env_.SetVar("GCE_METADATA_HOST", "127.0.0.1:" + std::to_string(port));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   auto token = (*provider)->Token();
   ASSERT_FALSE(token.ok());
@@ -232,19 +226,19 @@ TEST_F(CredentialsTest, UnreachableMetadataServerSaysWhatWasTried) {
 }
 
 TEST_F(CredentialsTest, NamedFileThatIsMissingOrMalformedIsAnErrorNotAFallThrough) {
-  env_["GCE_METADATA_HOST"] = endpoint_.host_port();
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = (dir_ / "absent.json").string();
-  auto missing = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GCE_METADATA_HOST", endpoint_.host_port());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", (dir_ / "absent.json").string());
+  auto missing = FindDefaultCredentials(&transport_, env_);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("GOOGLE_APPLICATION_CREDENTIALS"), std::string::npos);
 
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("bad.json", R"({"type":"external_account"})");
-  auto bad = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("bad.json", R"({"type":"external_account"})"));
+  auto bad = FindDefaultCredentials(&transport_, env_);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("unsupported credentials type \"external_account\""), std::string::npos);
 
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("nokey.json", R"({"type":"service_account","client_email":"a@b"})");
-  auto nokey = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("nokey.json", R"({"type":"service_account","client_email":"a@b"})"));
+  auto nokey = FindDefaultCredentials(&transport_, env_);
   ASSERT_FALSE(nokey.ok());
   EXPECT_NE(nokey.status().message().find("private_key"), std::string::npos);
   EXPECT_EQ(endpoint_.server().request_count(), 0u);
@@ -253,34 +247,33 @@ TEST_F(CredentialsTest, NamedFileThatIsMissingOrMalformedIsAnErrorNotAFallThroug
 // A fetcher that counts and hands out tokens expiring an hour after the fake clock.
 class CountingFetcher : public TokenFetcher {
  public:
-  CountingFetcher(std::chrono::system_clock::time_point* now, int* count) : now_(now), count_(count) {}
+  CountingFetcher(const Clock* clock, int* count) : clock_(clock), count_(count) {}
   Result<AccessToken> Fetch() override {
     ++*count_;
-    return AccessToken{"t" + std::to_string(*count_), *now_ + std::chrono::hours(1)};
+    return AccessToken{"t" + std::to_string(*count_), clock_->WallNow() + std::chrono::hours(1)};
   }
   std::string Describe() const override { return "counting"; }
 
  private:
-  std::chrono::system_clock::time_point* now_;
+  const Clock* clock_;
   int* count_;
 };
 
 TEST(CachingTokenProviderTest, CachesUntilShortlyBeforeExpiry) {
-  auto now = std::chrono::system_clock::time_point(std::chrono::hours(1000));
+  FakeEnv clock;
   int count = 0;
-  CachingTokenProvider p(std::make_unique<CountingFetcher>(&now, &count), [&] { return now; },
-                         std::chrono::seconds(300));
+  CachingTokenProvider p(std::make_unique<CountingFetcher>(&clock, &count), clock, std::chrono::seconds(300));
   EXPECT_EQ(p.Token().value(), "t1");
-  now += std::chrono::minutes(54);
+  clock.Advance(std::chrono::minutes(54));
   EXPECT_EQ(p.Token().value(), "t1");  // 6 minutes left: still good
-  now += std::chrono::minutes(2);
+  clock.Advance(std::chrono::minutes(2));
   EXPECT_EQ(p.Token().value(), "t2");  // 4 minutes left: inside the margin
   EXPECT_EQ(p.fetches(), 2);
 }
 
 TEST_F(CredentialsTest, ConcurrentCallersShareOneExchange) {
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri())));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   {
     std::vector<std::jthread> threads;
@@ -290,8 +283,8 @@ TEST_F(CredentialsTest, ConcurrentCallersShareOneExchange) {
 }
 
 TEST_F(CredentialsTest, ApiCallsCarryTheBearerToken) {
-  env_["GOOGLE_APPLICATION_CREDENTIALS"] = Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri()));
-  auto provider = FindDefaultCredentials(&transport_, Env());
+  env_.SetVar("GOOGLE_APPLICATION_CREDENTIALS", Write("sa.json", testing::ServiceAccountJson(keys_, endpoint_.token_uri())));
+  auto provider = FindDefaultCredentials(&transport_, env_);
   ASSERT_TRUE(provider.ok());
   TestServer api;
   api.server().Get("/v1/projects/p/locations/-/clusters", [](const httplib::Request& req, httplib::Response& res) {

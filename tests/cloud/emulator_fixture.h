@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "base/fake_env.h"
 #include "cloud/cloud.h"
 #include "sim/cloud_emulator.h"
 
@@ -26,12 +27,10 @@ class EmulatorTest : public ::testing::Test {
     options.required_token = "emu-token";
     emulator_ = std::make_unique<sim::CloudEmulator>(options);
     ASSERT_TRUE(emulator_->Start().ok());
-    auto endpoints = ResolveEndpoints({}, [this](const std::string& name) -> std::optional<std::string> {
-      // The gcloud variables, in the forms gcloud users write them.
-      if (name == "CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER") return emulator_->endpoint() + "/";
-      if (name == "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE") return emulator_->endpoint() + "/compute/v1/";
-      return std::nullopt;
-    });
+    // The gcloud variables, in the forms gcloud users write them.
+    auto endpoints = ResolveEndpoints(
+        {}, FakeEnv({{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", emulator_->endpoint() + "/"},
+                     {"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE", emulator_->endpoint() + "/compute/v1/"}}));
     ASSERT_TRUE(endpoints.ok());
     cloud_ = std::make_unique<CloudConnection>(std::make_unique<CurlTransport>(),
                                                std::make_unique<StaticTokenProvider>("emu-token"), *endpoints);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/fake_env.h"
 #include "cloud/emulator_fixture.h"
 
 namespace tpu::cloud {
@@ -198,13 +199,17 @@ TEST_F(RefreshTest, AFailingProjectFailsTheRefreshWithItsName) {
   faults.rules.push_back(rule);
   ASSERT_TRUE(emulator_->SetFaults(faults).ok());
   emulator_->ResetCounters();
-  auto live = cloud_->Refresh({"good", "bad"});
+  FakeEnv env;  // the backoff between attempts is slept on the fake clock
+  RefreshOptions options;
+  options.clock = &env;
+  auto live = cloud_->Refresh({"good", "bad"}, options);
   ASSERT_FALSE(live.ok());
   EXPECT_EQ(live.status().code(), Status::Code::kUnavailable);
   EXPECT_EQ(live.status().message().rfind("refresh project bad: ", 0), 0u) << live.status().message();
   // Tried as often as RefreshOptions::read_attempts allows, then given up.
   EXPECT_EQ(emulator_->counters().calls_by_route["GET /v1/projects/{project}/locations/-/clusters"],
             1 + RefreshOptions{}.read_attempts);
+  EXPECT_GT(env.slept(), std::chrono::milliseconds(0)) << "the retries waited their backoff";
 }
 
 // 429s, 503s and dropped connections on a third of all reads: every list is

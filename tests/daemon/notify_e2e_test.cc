@@ -17,6 +17,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "base/fake_env.h"
 #include "cloud/curl_transport.h"
 #include "daemon/daemon_fixture.h"
 #include "source/git_sources.h"
@@ -114,7 +115,7 @@ TEST_F(NotifyE2ETest, SignedEventsOfAnApplyADriftAndAStockout) {
   no.urls = {receiver.url()};
   no.secret = kSecret;
   Notifier notifier(&transport_, no);
-  ManualClock clock;
+  FakeEnv clock;
   ReconcilerOptions o;
   o.drift_interval = 1min;
   o.backoff.initial = 10s;
@@ -180,7 +181,7 @@ class BlackHole {
 // Four reconciles (apply, drift check, grow, shrink), timed on the real clock.
 std::vector<double> Reconciles(source::RevisionSource* source, CloudPort* cloud, CloudFixture& fixture,
                                const std::filesystem::path& dir, EventSink* events, const std::string& name) {
-  SteadyClock clock;
+  Clock& clock = Env::Default();
   ReconcilerOptions o;
   o.drift_interval = 0s;  // every pass a drift check
   o.allow_mass_delete = true;

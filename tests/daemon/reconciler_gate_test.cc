@@ -1,5 +1,5 @@
 // The reconcile loop with spec.drift, spec.mode and spec.changeWindows, against
-// a real git repository and the cloud emulator, on a ManualClock whose wall
+// a real git repository and the cloud emulator, on a FakeEnv whose wall
 // time the test sets: drift left alone in warn mode while a commit still
 // applies; a deny window holding a commit's creates until it opens (and
 // /status saying until when); a break-glass commit going through; cleanupOnly
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/change_windows.h"
+#include "base/fake_env.h"
 #include "daemon/daemon_fixture.h"
 #include "source/git_sources.h"
 #include "daemon/metrics_text.h"
@@ -53,7 +54,7 @@ class ReconcilerGateTest : public ::testing::Test {
 
   TempDir tmp_;
   CloudFixture cloud_;
-  ManualClock clock_;
+  FakeEnv clock_;
   std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> cloud_port_;
 };

@@ -2,9 +2,10 @@
 // emulator and the Kubernetes API emulator: which target the quota follows
 // (one with spec.kueue, or --kube-target when there are several), the gate
 // holding deletes when Kubernetes cannot be asked, and --dry-run writing
-// nothing. The daemon clock is a ManualClock; nothing sleeps.
+// nothing. The daemon clock is a FakeEnv; nothing sleeps.
 #include <gtest/gtest.h>
 
+#include "base/fake_env.h"
 #include "daemon/daemon_fixture.h"
 #include "source/git_sources.h"
 #include "daemon/reconciler.h"
@@ -73,10 +74,10 @@ class ReconcilerKueueTest : public ::testing::Test {
 
   TempDir tmp_;
   CloudFixture cloud_;
-  ManualClock clock_;
+  FakeEnv clock_;
   kubesim::KubeApiServer api_{kubesim::KubeApiServer::Options{}};
   std::unique_ptr<kube::RestClient> client_;
-  SystemClock kube_clock_;
+  Clock& kube_clock_ = Env::Default();
   std::unique_ptr<KubeKueue> real_kueue_;
   std::unique_ptr<FlakyKueue> kueue_;
   std::unique_ptr<source::CheckoutSource> source_;

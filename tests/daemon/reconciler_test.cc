@@ -2,7 +2,7 @@
 // commits applied, broken targets blocked alone, reverts converging, dry runs
 // mutating nothing, drift corrected at the drift check, force-pushes reported,
 // one-file commits re-parsing one file, failures backing off per target.
-// The clock is a ManualClock: drift checks and retries happen when the test
+// The clock is a FakeEnv: drift checks and retries happen when the test
 // moves it, never by waiting.
 #include "daemon/reconciler.h"
 
@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/fake_env.h"
 #include "daemon/daemon_fixture.h"
 #include "source/git_sources.h"
 #include "daemon/metrics_text.h"
@@ -82,7 +83,7 @@ class ReconcilerTest : public ::testing::Test {
 
   TempDir tmp_;
   CloudFixture cloud_;
-  ManualClock clock_;
+  FakeEnv clock_;
   std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> real_cloud_;
   std::unique_ptr<FlakyCloud> flaky_;

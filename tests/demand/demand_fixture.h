@@ -20,6 +20,7 @@
 
 #include "../kube/kube_test_util.h"
 #include "apply/executor.h"
+#include "base/fake_env.h"
 #include "cloud/cloud.h"
 #include "cloud/curl_transport.h"
 #include "demand/controller.h"
@@ -47,17 +48,6 @@ class CountingTransport : public cloud::HttpTransport {
 
  private:
   cloud::CurlTransport inner_;
-};
-
-// A Clock the test moves (Events and grace periods read it).
-class TestClock : public Clock {
- public:
-  SteadyTime Now() const override { return SteadyTime{} + (now_.load() - WallTime{}); }
-  WallTime WallNow() const override { return now_.load(); }
-  void Advance(std::chrono::seconds d) { now_ = now_.load() + d; }
-
- private:
-  std::atomic<WallTime> now_{std::chrono::system_clock::now()};
 };
 
 inline const std::string kProject = "proj-demand";
@@ -105,7 +95,7 @@ class DemandFixture : public ::testing::Test {
   std::string record_file_;
 
   manifest::Target target_;
-  TestClock clock_;
+  FakeEnv clock_;  // its wall time starts at the real time: the Kubernetes emulator stamps objects with it
   std::unique_ptr<kube::testing::Cluster> kube_;
   std::unique_ptr<sim::CloudEmulator> cloud_emu_;
   CountingTransport* transport_ = nullptr;  // owned by cloud_
@@ -114,6 +104,7 @@ class DemandFixture : public ::testing::Test {
 };
 
 inline void DemandFixture::SetUp() {
+  clock_.SetWall(std::chrono::system_clock::now());
   kube_ = std::make_unique<kube::testing::Cluster>();
   sim::CloudEmulatorOptions o;
   o.op_latency_ms = {{"default", 50}};
@@ -127,7 +118,7 @@ inline void DemandFixture::SetUp() {
   auto transport = std::make_unique<CountingTransport>();
   transport_ = transport.get();
   cloud::EndpointOptions eo{cloud_emu_->endpoint() + "/", cloud_emu_->endpoint() + "/"};
-  auto endpoints = cloud::ResolveEndpoints(eo, [](const std::string&) { return std::nullopt; });
+  auto endpoints = cloud::ResolveEndpoints(eo, FakeEnv());
   ASSERT_TRUE(endpoints.ok()) << endpoints.status().ToString();
   cloud_ = std::make_unique<cloud::CloudConnection>(
       std::move(transport), std::make_unique<cloud::StaticTokenProvider>("t"), *endpoints);

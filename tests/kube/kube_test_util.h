@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "base/fake_env.h"
 #include "kube/timestamps.h"
 #include "kube/leader_election.h"
 #include "kube/rest_client.h"
@@ -33,17 +34,6 @@ class TempDir {
 
  private:
   std::string path_;
-};
-
-// Wall time the test moves (lease expiry, token expiry, scale-down timeouts).
-class FakeClock : public Clock {
- public:
-  SteadyTime Now() const override { return SteadyTime{} + (wall_ - WallTime{}); }
-  WallTime WallNow() const override { return wall_; }
-  void Advance(std::chrono::seconds d) { wall_ += d; }
-
- private:
-  WallTime wall_ = WallTime(std::chrono::seconds(1'700'000'000));
 };
 
 inline kubesim::KubeApiServer::Options KueueVersions(std::vector<std::string> versions) {

@@ -14,17 +14,9 @@ namespace {
 
 const ResourceRef kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 
-Getenv Env(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& k) -> std::optional<std::string> {
-    auto it = vars.find(k);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
-
 TEST(KubeconfigTest, MergesTheListAndPicksTheCurrentContext) {
   testing::TempDir dir;
-  testing::FakeClock clock;
+  FakeEnv env;
   std::string first = dir.Write("a.yaml", R"(
 apiVersion: v1
 kind: Config
@@ -58,8 +50,8 @@ users:
 - name: dev
   user: {token: dev-token}
 )");
-  Getenv env = Env({{"KUBECONFIG", first + ":" + dir.path() + "/missing.yaml:" + second}});
-  auto rc = LoadDefaultConfig(env, "", "", clock);
+  env.SetVar("KUBECONFIG", first + ":" + dir.path() + "/missing.yaml:" + second);
+  auto rc = LoadDefaultConfig(env, "", "");
   ASSERT_TRUE(rc.ok()) << rc.status().ToString();
   EXPECT_EQ(rc->server, "https://prod.example:6443");  // a.yaml's context wins
   EXPECT_EQ(rc->ca_pem, "ca-pem");
@@ -68,18 +60,18 @@ users:
   EXPECT_EQ(rc->client_key_pem, "key-pem");
   EXPECT_EQ(rc->token, nullptr);
 
-  auto dev = LoadDefaultConfig(env, "", "dev", clock);
+  auto dev = LoadDefaultConfig(env, "", "dev");
   ASSERT_TRUE(dev.ok());
   EXPECT_TRUE(dev->insecure_skip_tls_verify);
   EXPECT_EQ(*dev->token->Token(), "dev-token");
 
-  auto missing = LoadDefaultConfig(env, "", "staging", clock);
+  auto missing = LoadDefaultConfig(env, "", "staging");
   EXPECT_EQ(missing.status().message(), "kubeconfig: context \"staging\" not found");
 }
 
 TEST(KubeconfigTest, ExecPluginTokenIsCachedAndRefreshedAfter401) {
   testing::TempDir dir;
-  testing::FakeClock clock;
+  FakeEnv clock;
   // Each run prints the next token: t1, t2, ...; the server accepts only t2.
   std::string plugin = dir.Write("plugin.sh", R"(#!/bin/sh
 n=$(cat "$(dirname "$0")/count" 2>/dev/null || echo 0)
@@ -104,7 +96,7 @@ users:
       env: [{name: SUFFIX, value: ""}]
       interactiveMode: Never
 )");
-  auto rc = LoadDefaultConfig(Env({}), cfg, "", clock);
+  auto rc = LoadDefaultConfig(clock, cfg, "");
   ASSERT_TRUE(rc.ok()) << rc.status().ToString();
   RestClient client(*rc);
   ASSERT_TRUE(client.List(kConfigMaps, "default", {}).ok());  // t1 rejected, t2 accepted
@@ -116,7 +108,7 @@ users:
 
 TEST(KubeconfigTest, ExecPluginFailureIsReported) {
   testing::TempDir dir;
-  testing::FakeClock clock;
+  FakeEnv clock;
   dir.Write("bad.sh", "#!/bin/sh\necho 'no credentials' >&2\nexit 1\n", true);
   ExecTokenSource src({"client.authentication.k8s.io/v1", dir.path() + "/bad.sh", {}, {}}, clock);
   auto t = src.Token();
@@ -132,9 +124,8 @@ TEST(InClusterTest, ReadsServiceAccountAndFollowsTokenRotation) {
   std::string accepted = "Bearer first";
   kubesim::KubeApiServer api(testing::Authorize([&](const std::string& h) { return h == accepted; }));
   ASSERT_TRUE(api.Start().ok());
-  auto rc = InClusterConfig(
-      Env({{"KUBERNETES_SERVICE_HOST", "127.0.0.1"}, {"KUBERNETES_SERVICE_PORT", std::to_string(api.port())}}),
-      sa.path());
+  FakeEnv env({{"KUBERNETES_SERVICE_HOST", "127.0.0.1"}, {"KUBERNETES_SERVICE_PORT", std::to_string(api.port())}});
+  auto rc = InClusterConfig(env, sa.path());
   ASSERT_TRUE(rc.ok()) << rc.status().ToString();
   EXPECT_EQ(rc->server, "https://127.0.0.1:" + std::to_string(api.port()));
   EXPECT_EQ(rc->ca_file, sa.path() + "/ca.crt");
@@ -148,7 +139,8 @@ TEST(InClusterTest, ReadsServiceAccountAndFollowsTokenRotation) {
   accepted = "Bearer second";
   ASSERT_TRUE(client.List(kConfigMaps, "default", {}).ok());
 
-  auto outside = InClusterConfig(Env({}), sa.path());
+  FakeEnv elsewhere;
+  auto outside = InClusterConfig(elsewhere, sa.path());
   EXPECT_TRUE(IsNotFound(outside.status()));
 }
 

@@ -15,7 +15,7 @@ using testing::Lease;
 
 TEST(LeaderElectionTest, OneHolderAndTakeoverAfterExpiry) {
   testing::Cluster c;
-  testing::FakeClock clock;
+  FakeEnv clock;
   LeaderElector a(*c.client, clock, Lease("replica-a"));
   LeaderElector b(*c.client, clock, Lease("replica-b"));
   EXPECT_TRUE(*a.TryAcquireOrRenew());
@@ -41,7 +41,7 @@ TEST(LeaderElectionTest, OneHolderAndTakeoverAfterExpiry) {
 
 TEST(LeaderElectionTest, ReleasedLeaseIsFreeAtOnce) {
   testing::Cluster c;
-  testing::FakeClock clock;
+  FakeEnv clock;
   LeaderElector a(*c.client, clock, Lease("replica-a"));
   LeaderElector b(*c.client, clock, Lease("replica-b"));
   ASSERT_TRUE(*a.TryAcquireOrRenew());

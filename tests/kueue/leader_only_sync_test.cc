@@ -19,7 +19,7 @@ using testing::Lease;
 
 TEST(LeaderOnlySyncTest, OnlyTheHolderWrites) {
   testing::Cluster c;
-  testing::FakeClock clock;
+  FakeEnv clock;
   LeaderElector a(*c.client, clock, Lease("replica-a"));
   LeaderElector b(*c.client, clock, Lease("replica-b"));
   LeaderOnlyClient a_client(*c.client, a), b_client(*c.client, b);

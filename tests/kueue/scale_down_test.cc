@@ -65,7 +65,7 @@ class ScaleDownTest : public ::testing::Test {
   }
 
   testing::Cluster c_;
-  testing::FakeClock clock_;
+  FakeEnv clock_;
   KueueConfig config_;
   manifest::Target before_, after_;
 };

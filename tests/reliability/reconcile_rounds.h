@@ -12,6 +12,7 @@
 #include <openssl/sha.h>
 
 #include "apply/executor.h"
+#include "base/fake_env.h"
 #include "cloud/cloud.h"
 #include "cloud/curl_transport.h"
 #include "cloud/endpoints.h"
@@ -63,7 +64,7 @@ class InProcessReconciler {
     transport_ = transport.get();
     cloud::Endpoints endpoints;
     auto resolved = cloud::ResolveEndpoints(
-        {endpoint + "/", endpoint + "/"}, [](const std::string&) -> std::optional<std::string> { return std::nullopt; });
+        {endpoint + "/", endpoint + "/"}, FakeEnv());
     EXPECT_TRUE(resolved.ok()) << resolved.status().ToString();
     if (resolved.ok()) endpoints = *resolved;
     connection_ = std::make_unique<cloud::CloudConnection>(

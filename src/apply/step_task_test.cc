@@ -1,0 +1,73 @@
+// StepTask's retry budget on a fake clock: a call that keeps failing with a
+// retryable error is given up at the budget's deadline, measured from its
+// first failure, and a throttled call (429) counts against the deadline only.
+#include "apply/step_task.h"
+
+#include <gtest/gtest.h>
+
+#include "base/fake_env.h"
+
+namespace tpu::apply {
+namespace {
+
+cloud::ApiError Error(int http) {
+  cloud::ApiError e;
+  e.http_status = http;
+  e.message = "try again";
+  e.call = "POST projects/p/locations/l/clusters/c/nodePools";
+  return e;
+}
+
+// Advances the task until it leaves kAgain/kThrottled, moving the fake clock
+// by each delay the task asks for. Returns the final outcome.
+Outcome RunOnFakeTime(StepTask& task, FakeEnv& env, int* advances) {
+  for (;;) {
+    Outcome o = task.Advance();
+    if (o.kind != Outcome::Kind::kAgain && o.kind != Outcome::Kind::kThrottled) return o;
+    ++*advances;
+    env.Advance(o.delay);
+  }
+}
+
+TEST(StepTask, GivesUpAtTheDeadlineFromTheFirstFailure) {
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  o.budget.max_retries = 1'000'000;  // only the deadline ends it
+  o.budget.deadline = std::chrono::minutes(10);
+  Step step;
+  step.what = "create node pool p/l/c/a";
+  step.call = [] { return cloud::ApiResult<cloud::Operation>(Error(503)); };
+  StepTask task(nullptr, o, {step});
+
+  const SteadyTime start = env.Now();
+  int advances = 0;
+  Outcome out = RunOnFakeTime(task, env, &advances);
+  ASSERT_EQ(out.kind, Outcome::Kind::kFailed);
+  EXPECT_NE(out.status.message().find("gave up after"), std::string::npos) << out.status.ToString();
+  EXPECT_GE(env.Now() - start, std::chrono::minutes(10));
+  // The last backoff is at most the schedule's cap past the deadline.
+  EXPECT_LE(env.Now() - start, std::chrono::minutes(10) + o.retry.cap + std::chrono::seconds(1));
+  EXPECT_EQ(task.retries(), advances);
+}
+
+TEST(StepTask, ThrottlesDoNotSpendTheRetryCount) {
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  o.budget.max_retries = 2;
+  o.budget.deadline = std::chrono::minutes(30);
+  Step step;
+  step.what = "create node pool p/l/c/a";
+  step.call = [] { return cloud::ApiResult<cloud::Operation>(Error(429)); };
+  StepTask task(nullptr, o, {step});
+
+  int advances = 0;
+  Outcome out = RunOnFakeTime(task, env, &advances);
+  ASSERT_EQ(out.kind, Outcome::Kind::kFailed);
+  EXPECT_GT(advances, 2) << "429s count against the deadline, not max_retries";
+  EXPECT_EQ(task.throttled(), advances);
+}
+
+}  // namespace
+}  // namespace tpu::apply

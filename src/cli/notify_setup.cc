@@ -32,7 +32,7 @@ Result<std::unique_ptr<NotifySetup>> MakeNotifier(const NotifyFlags& flags) {
   auto secret = ReadSecret("--notify-secret-file", flags.secret_file, kNotifySecretEnv);
   if (!secret.ok()) return secret.status();
   o.secret = *secret;
-  setup->transport = std::make_unique<cloud::CurlTransport>();
+  setup->transport = std::make_unique<http::CurlTransport>();
   setup->notifier = std::make_unique<daemon::Notifier>(setup->transport.get(), o);
   return setup;
 }

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/status.h"
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 #include "daemon/notifier.h"
 
 namespace tpu::cli {
@@ -27,7 +27,7 @@ struct NotifyFlags {
 void AddNotifyFlags(CLI::App* cmd, NotifyFlags* flags);
 
 struct NotifySetup {
-  std::unique_ptr<cloud::CurlTransport> transport;
+  std::unique_ptr<http::CurlTransport> transport;
   std::unique_ptr<daemon::Notifier> notifier;  // null without --notify-url
 };
 

@@ -49,7 +49,7 @@ std::string UrlEncode(const std::string& value) {
 ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::string& url,
                                           const std::optional<nlohmann::json>& body) {
   const std::string call = CallName(method, url);
-  HttpRequest request;
+  http::HttpRequest request;
   request.method = method;
   request.url = url;
   auto token = tokens_->Token();

@@ -15,7 +15,7 @@
 
 #include "cloud/api_error.h"
 #include "cloud/credentials.h"
-#include "cloud/http_transport.h"
+#include "http/transport.h"
 
 namespace tpu::cloud {
 
@@ -41,7 +41,7 @@ class CallCounter {
 class ApiCaller {
  public:
   // All pointers must outlive the caller. `counter` may be null.
-  ApiCaller(HttpTransport* transport, TokenProvider* tokens, CallCounter* counter)
+  ApiCaller(http::HttpTransport* transport, TokenProvider* tokens, CallCounter* counter)
       : transport_(transport), tokens_(tokens), counter_(counter) {}
 
   // `url` is absolute; `what` names the call in errors ("GET projects/p/…").
@@ -52,7 +52,7 @@ class ApiCaller {
   CallCounter* counter() const { return counter_; }
 
  private:
-  HttpTransport* transport_;
+  http::HttpTransport* transport_;
   TokenProvider* tokens_;
   CallCounter* counter_;
 };

@@ -71,7 +71,7 @@ Status ApiError::ToStatus() const {
   return Status::Internal(text);
 }
 
-ApiError ApiErrorFromResponse(const std::string& call, const HttpResponse& response) {
+ApiError ApiErrorFromResponse(const std::string& call, const http::HttpResponse& response) {
   ApiError e;
   e.call = call;
   e.http_status = response.status;

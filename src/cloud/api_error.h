@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "base/status.h"
-#include "cloud/http_transport.h"
+#include "http/transport.h"
 
 namespace tpu::cloud {
 
@@ -47,7 +47,7 @@ struct ApiError {
 
 // Parses a non-2xx response into an ApiError (both the GKE and the Compute
 // error shapes; non-JSON bodies keep the first 200 bytes as the message).
-ApiError ApiErrorFromResponse(const std::string& call, const HttpResponse& response);
+ApiError ApiErrorFromResponse(const std::string& call, const http::HttpResponse& response);
 ApiError ApiErrorFromTransport(const std::string& call, Status transport);
 // A 2xx whose body we could not read: the call happened, but its answer is lost.
 ApiError ParseFailure(const std::string& call, const Status& s);

@@ -8,8 +8,8 @@
 namespace tpu::cloud {
 namespace {
 
-HttpResponse Response(int status, std::string body, HttpHeaders headers = {}) {
-  HttpResponse r;
+http::HttpResponse Response(int status, std::string body, http::HttpHeaders headers = {}) {
+  http::HttpResponse r;
   r.status = status;
   r.body = std::move(body);
   r.headers = std::move(headers);

@@ -5,7 +5,7 @@
 
 namespace tpu::cloud {
 
-CloudConnection::CloudConnection(std::unique_ptr<HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
+CloudConnection::CloudConnection(std::unique_ptr<http::HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
                                  Endpoints endpoints)
     : transport_(std::move(transport)),
       tokens_(std::move(tokens)),
@@ -18,7 +18,7 @@ CloudConnection::CloudConnection(std::unique_ptr<HttpTransport> transport, std::
 Result<std::unique_ptr<CloudConnection>> CloudConnection::Open(const CloudOptions& options, const Env& env) {
   auto endpoints = ResolveEndpoints(options.endpoints, env);
   if (!endpoints.ok()) return endpoints.status();
-  auto transport = std::make_unique<CurlTransport>(options.transport);
+  auto transport = std::make_unique<http::CurlTransport>(options.transport);
   std::unique_ptr<TokenProvider> tokens;
   if (options.access_token) {
     tokens = std::make_unique<StaticTokenProvider>(*options.access_token);

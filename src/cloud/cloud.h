@@ -12,7 +12,7 @@
 #include "cloud/api_caller.h"
 #include "cloud/compute_client.h"
 #include "cloud/credentials.h"
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 #include "cloud/endpoints.h"
 #include "cloud/gke_client.h"
 #include "cloud/operation_poll.h"
@@ -22,7 +22,7 @@ namespace tpu::cloud {
 
 struct CloudOptions {
   EndpointOptions endpoints;
-  CurlTransportOptions transport;
+  http::CurlTransportOptions transport;
   // A fixed bearer token ("" = no Authorization header, e.g. the emulator);
   // unset: Application Default Credentials (credentials.h).
   std::optional<std::string> access_token;
@@ -36,14 +36,14 @@ class CloudConnection {
   static Result<std::unique_ptr<CloudConnection>> Open(const CloudOptions& options,
                                                        const Env& env = Env::Default());
   // Injected parts, for tests (a fault-injecting transport, a static token).
-  CloudConnection(std::unique_ptr<HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
+  CloudConnection(std::unique_ptr<http::HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
                   Endpoints endpoints);
 
   GkeClient& gke() { return gke_; }
   ComputeClient& compute() { return compute_; }
   OperationPoller& poller() { return poller_; }
   CallCounter& calls() { return calls_; }
-  HttpTransport& transport() { return *transport_; }
+  http::HttpTransport& transport() { return *transport_; }
   const Endpoints& endpoints() const { return endpoints_; }
 
   Result<LiveState> Refresh(const std::vector<std::string>& projects,
@@ -52,7 +52,7 @@ class CloudConnection {
   }
 
  private:
-  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<http::HttpTransport> transport_;
   std::unique_ptr<TokenProvider> tokens_;
   Endpoints endpoints_;
   CallCounter calls_;

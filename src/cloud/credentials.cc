@@ -21,7 +21,7 @@ constexpr std::chrono::milliseconds kMetadataConnectTimeout{2'000};
 constexpr std::chrono::milliseconds kTokenTimeout{30'000};
 
 // Parses {"access_token", "expires_in"} from a token endpoint's response.
-Result<AccessToken> ParseTokenResponse(const std::string& what, const HttpResponse& response,
+Result<AccessToken> ParseTokenResponse(const std::string& what, const http::HttpResponse& response,
                                        std::chrono::system_clock::time_point now) {
   if (response.status != 200) {
     return ApiErrorFromResponse(what, response).ToStatus();
@@ -41,9 +41,9 @@ Result<AccessToken> ParseTokenResponse(const std::string& what, const HttpRespon
   return token;
 }
 
-Result<AccessToken> PostForm(HttpTransport* transport, const std::string& what, const std::string& url,
+Result<AccessToken> PostForm(http::HttpTransport* transport, const std::string& what, const std::string& url,
                              const std::string& form, std::chrono::system_clock::time_point now) {
-  HttpRequest request;
+  http::HttpRequest request;
   request.method = "POST";
   request.url = url;
   request.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
@@ -61,7 +61,7 @@ std::string StringField(const nlohmann::json& j, const char* key) {
 class ServiceAccountFetcher : public TokenFetcher {
  public:
   ServiceAccountFetcher(std::string email, std::string key, std::string key_id, std::string token_uri,
-                        HttpTransport* transport, const Clock& clock)
+                        http::HttpTransport* transport, const Clock& clock)
       : email_(std::move(email)), key_(std::move(key)), key_id_(std::move(key_id)),
         token_uri_(std::move(token_uri)), transport_(transport), clock_(clock) {}
 
@@ -80,14 +80,14 @@ class ServiceAccountFetcher : public TokenFetcher {
 
  private:
   std::string email_, key_, key_id_, token_uri_;
-  HttpTransport* transport_;
+  http::HttpTransport* transport_;
   const Clock& clock_;
 };
 
 class AuthorizedUserFetcher : public TokenFetcher {
  public:
   AuthorizedUserFetcher(std::string client_id, std::string client_secret, std::string refresh_token,
-                        std::string token_uri, HttpTransport* transport, const Clock& clock)
+                        std::string token_uri, http::HttpTransport* transport, const Clock& clock)
       : client_id_(std::move(client_id)), client_secret_(std::move(client_secret)),
         refresh_token_(std::move(refresh_token)), token_uri_(std::move(token_uri)),
         transport_(transport), clock_(clock) {}
@@ -102,18 +102,18 @@ class AuthorizedUserFetcher : public TokenFetcher {
 
  private:
   std::string client_id_, client_secret_, refresh_token_, token_uri_;
-  HttpTransport* transport_;
+  http::HttpTransport* transport_;
   const Clock& clock_;
 };
 
 class MetadataFetcher : public TokenFetcher {
  public:
-  MetadataFetcher(std::string host, HttpTransport* transport, const Clock& clock, std::string well_known_file)
+  MetadataFetcher(std::string host, http::HttpTransport* transport, const Clock& clock, std::string well_known_file)
       : host_(std::move(host)), well_known_file_(std::move(well_known_file)), transport_(transport),
         clock_(clock) {}
 
   Result<AccessToken> Fetch() override {
-    HttpRequest request;
+    http::HttpRequest request;
     request.url = "http://" + host_ + "/computeMetadata/v1/instance/service-accounts/default/token";
     request.headers = {{"Metadata-Flavor", "Google"}};
     request.connect_timeout = kMetadataConnectTimeout;
@@ -135,7 +135,7 @@ class MetadataFetcher : public TokenFetcher {
  private:
   std::string host_;
   std::string well_known_file_;
-  HttpTransport* transport_;
+  http::HttpTransport* transport_;
   const Clock& clock_;
 };
 
@@ -165,7 +165,7 @@ int CachingTokenProvider::fetches() const {
 }
 
 Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::string& key_json,
-                                                                HttpTransport* transport, const Clock& clock) {
+                                                                http::HttpTransport* transport, const Clock& clock) {
   auto j = nlohmann::json::parse(key_json, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("service account key is not a JSON object");
   std::string email = StringField(j, "client_email");
@@ -180,7 +180,7 @@ Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::strin
 }
 
 Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::string& json,
-                                                                HttpTransport* transport, const Clock& clock) {
+                                                                http::HttpTransport* transport, const Clock& clock) {
   auto j = nlohmann::json::parse(json, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("authorized_user credentials are not a JSON object");
   std::string id = StringField(j, "client_id");
@@ -195,12 +195,12 @@ Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::strin
       new AuthorizedUserFetcher(id, secret, refresh, token_uri, transport, clock));
 }
 
-std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, HttpTransport* transport,
+std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, http::HttpTransport* transport,
                                                   const Clock& clock, std::string well_known_file) {
   return std::make_unique<MetadataFetcher>(host, transport, clock, std::move(well_known_file));
 }
 
-Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& json, HttpTransport* transport,
+Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& json, http::HttpTransport* transport,
                                                           const Clock& clock) {
   auto j = nlohmann::json::parse(json, nullptr, false);
   if (!j.is_object()) return Status::InvalidArgument("credentials file is not a JSON object");
@@ -219,7 +219,7 @@ Result<std::string> TokenFileProvider::Token() {
   return token;
 }
 
-Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* transport, const Env& env) {
+Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(http::HttpTransport* transport, const Env& env) {
   const Clock& clock = env;
   auto from_file = [&](const std::string& path, const char* source) -> Result<std::unique_ptr<TokenProvider>> {
     auto text = env.ReadFile(path);

@@ -20,7 +20,7 @@
 
 #include "base/env.h"
 #include "base/status.h"
-#include "cloud/http_transport.h"
+#include "http/transport.h"
 
 namespace tpu::cloud {
 
@@ -99,17 +99,17 @@ class CachingTokenProvider : public TokenProvider {
 // scope) signed RS256 with private_key, exchanged with grant_type
 // urn:ietf:params:oauth:grant-type:jwt-bearer.
 Result<std::unique_ptr<TokenFetcher>> MakeServiceAccountFetcher(const std::string& key_json,
-                                                                HttpTransport* transport,
+                                                                http::HttpTransport* transport,
                                                                 const Clock& clock = Env::Default());
 // authorized_user JSON (gcloud auth application-default login): refresh_token grant
 // at token_uri (default https://oauth2.googleapis.com/token).
 Result<std::unique_ptr<TokenFetcher>> MakeAuthorizedUserFetcher(const std::string& json,
-                                                                HttpTransport* transport,
+                                                                http::HttpTransport* transport,
                                                                 const Clock& clock = Env::Default());
 // Metadata server at `host` ("169.254.169.254" or host:port). When it is the
 // last place searched, `well_known_file` is the gcloud file that was looked
 // for first, so an unreachable server's error can name all three places.
-std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, HttpTransport* transport,
+std::unique_ptr<TokenFetcher> MakeMetadataFetcher(const std::string& host, http::HttpTransport* transport,
                                                   const Clock& clock = Env::Default(),
                                                   std::string well_known_file = "");
 
@@ -124,12 +124,12 @@ inline constexpr const char* kCloudPlatformScope = "https://www.googleapis.com/a
 // A file that is named but unreadable or malformed is an error, not a fall-through.
 // `transport` must outlive the provider.
 // `env` gives the variables, the files and the clock; it must outlive the provider.
-Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(HttpTransport* transport,
+Result<std::unique_ptr<TokenProvider>> FindDefaultCredentials(http::HttpTransport* transport,
                                                              const Env& env = Env::Default());
 
 // Either JSON credential file by its "type" field.
 Result<std::unique_ptr<TokenFetcher>> MakeFetcherFromJson(const std::string& json,
-                                                          HttpTransport* transport,
+                                                          http::HttpTransport* transport,
                                                           const Clock& clock = Env::Default());
 
 }  // namespace tpu::cloud

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "kube/cancel.h"
+#include "http/cancel.h"
 #include "kube/client.h"
 #include "kube/leader_election.h"
 
@@ -88,7 +88,7 @@ class ResourceWatch {
   std::atomic<uint64_t> lists_{0};
   std::atomic<uint64_t> errors_{0};
   std::atomic<bool> stop_{false};
-  kube::CancelToken cancel_;
+  http::CancelToken cancel_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::optional<std::vector<kube::json>> objects_;  // guarded by mu_

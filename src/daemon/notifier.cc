@@ -33,7 +33,7 @@ std::string Notifier::Body(const Event& e, const std::string& id, const std::str
   return j.dump();
 }
 
-Notifier::Notifier(cloud::HttpTransport* transport, NotifierOptions options)
+Notifier::Notifier(http::HttpTransport* transport, NotifierOptions options)
     : transport_(transport), o_(std::move(options)) {
   for (const auto& url : o_.urls) {
     auto q = std::make_unique<Queue>();
@@ -80,7 +80,7 @@ NotifierStats Notifier::stats() const {
 }
 
 bool Notifier::SendOnce(const Queue& q, const std::string& body, bool* retryable) {
-  cloud::HttpRequest req;
+  http::HttpRequest req;
   req.method = "POST";
   req.url = q.url;
   req.body = body;

@@ -27,7 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/env.h"
-#include "cloud/http_transport.h"
+#include "http/transport.h"
 
 namespace tpu::daemon {
 
@@ -69,7 +69,7 @@ struct NotifierStats {
 class Notifier : public EventSink {
  public:
   // `transport` must outlive the Notifier. Starts one thread per URL.
-  Notifier(cloud::HttpTransport* transport, NotifierOptions options);
+  Notifier(http::HttpTransport* transport, NotifierOptions options);
   // Stops the senders; events still queued are dropped (a shutdown must not
   // wait on a receiver that is down), a call in flight ends by its timeout.
   ~Notifier() override;
@@ -88,7 +88,7 @@ class Notifier : public EventSink {
   void Run(Queue* q);
   bool SendOnce(const Queue& q, const std::string& body, bool* retryable);
 
-  cloud::HttpTransport* transport_;
+  http::HttpTransport* transport_;
   const NotifierOptions o_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "kube/cancel.h"
+#include "http/cancel.h"
 #include "kube/list_watch.h"
 
 namespace tpu::demand {
@@ -47,7 +47,7 @@ class Informer {
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> stop_{false};
-  kube::CancelToken cancel_;
+  http::CancelToken cancel_;
   std::atomic<bool> synced_{false};
   std::atomic<int> errors_{0};
 };

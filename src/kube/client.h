@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "kube/cancel.h"
+#include "http/cancel.h"
 #include "kube/resource.h"
 
 namespace tpu::kube {
@@ -42,7 +42,7 @@ struct WatchOptions {
   std::string label_selector;
   std::string field_selector;
   // When set and cancelled, the stream ends at once with OK (see cancel.h).
-  CancelToken* cancel = nullptr;
+  http::CancelToken* cancel = nullptr;
 };
 
 struct WatchEvent {

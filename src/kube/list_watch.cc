@@ -31,7 +31,7 @@ Status ListWatcher::Relist(const std::function<bool(const WatchEvent&)>& on_chan
 }
 
 Status ListWatcher::Step(const std::function<bool(const WatchEvent&)>& on_change,
-                         int watch_timeout_seconds, CancelToken* cancel) {
+                         int watch_timeout_seconds, http::CancelToken* cancel) {
   if (resource_version_.empty()) {
     if (Status s = Relist(on_change); !s.ok()) return s;
   }

@@ -27,7 +27,7 @@ class ListWatcher {
   // once with OK, so an owner that wants to quit need not wait for a change
   // or the stream's end.
   Status Step(const std::function<bool(const WatchEvent&)>& on_change, int watch_timeout_seconds = 300,
-              CancelToken* cancel = nullptr);
+              http::CancelToken* cancel = nullptr);
 
   // "namespace/name" (or "/name" when cluster-scoped) -> object.
   const std::map<std::string, json>& objects() const { return objects_; }

@@ -1,75 +1,10 @@
-// The libcurl transport of RestClient and the REST verbs on top of it.
+// RestClient: the REST verbs of the Kubernetes API over the one HTTP transport.
 #include "kube/rest_client.h"
 
-#include <curl/curl.h>
-
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <mutex>
-
+#include "http/curl_transport.h"
 #include "kube/status_errors.h"
 
 namespace tpu::kube {
-namespace {
-
-struct CurlHandle {
-  CURL* curl = curl_easy_init();
-  curl_slist* headers = nullptr;
-  ~CurlHandle() {
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
-  }
-};
-
-struct StreamState {
-  CURL* curl;
-  std::string* body;
-  const std::function<bool(const char*, size_t)>* on_chunk;
-  bool stopped = false;
-};
-
-size_t OnWrite(char* data, size_t size, size_t n, void* user) {
-  auto* st = static_cast<StreamState*>(user);
-  size_t len = size * n;
-  long code = 0;
-  curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &code);
-  if (st->on_chunk && *st->on_chunk && code == 200) {
-    if (!(*st->on_chunk)(data, len)) {
-      st->stopped = true;
-      return 0;  // aborts the transfer: the caller stopped watching
-    }
-    return len;
-  }
-  st->body->append(data, len);
-  return len;
-}
-
-// A cancellable transfer opens its sockets through these, so the token can
-// shut them down from another thread (the wake-up), and polls the token in the
-// progress callback (the clean stop once woken).
-curl_socket_t OpenSocket(void* user, curlsocktype, curl_sockaddr* addr) {
-  int fd = ::socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
-  if (fd < 0) return CURL_SOCKET_BAD;
-  static_cast<CancelToken*>(user)->AddSocket(fd);
-  return fd;
-}
-
-int CloseSocket(void* user, curl_socket_t fd) {
-  static_cast<CancelToken*>(user)->RemoveSocket(fd);
-  return ::close(fd);
-}
-
-int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<CancelToken*>(user)->cancelled() ? 1 : 0;
-}
-
-void SetBlob(CURL* curl, CURLoption option, const std::string& pem) {
-  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
-  curl_easy_setopt(curl, option, &blob);
-}
-
-}  // namespace
 
 std::string QueryEscape(const std::string& value) {
   static const char* kHex = "0123456789ABCDEF";
@@ -86,77 +21,46 @@ std::string QueryEscape(const std::string& value) {
   return out;
 }
 
-RestClient::RestClient(RestConfig config) : config_(std::move(config)) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+namespace {
+
+http::CurlTransportOptions TransportOptions(const RestConfig& config) {
+  http::CurlTransportOptions options;
+  options.insecure = config.insecure_skip_tls_verify;
+  options.ca_file = config.ca_file;
+  options.ca_pem = config.ca_pem;
+  options.client_cert_file = config.client_cert_file;
+  options.client_key_file = config.client_key_file;
+  options.client_cert_pem = config.client_cert_pem;
+  options.client_key_pem = config.client_key_pem;
+  options.user_agent = config.user_agent;
+  return options;
 }
 
+}  // namespace
+
+RestClient::RestClient(RestConfig config)
+    : config_(std::move(config)), transport_(std::make_unique<http::CurlTransport>(TransportOptions(config_))) {}
+
+RestClient::~RestClient() = default;
+
 Result<RestClient::Answer> RestClient::SendOnce(const Request& req) {
-  CurlHandle h;
-  if (!h.curl) return Status::Internal("curl_easy_init failed");
-  CURL* c = h.curl;
-  std::string url = config_.server + req.path;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-  if (!req.on_chunk) curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, config_.user_agent.c_str());
-  if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(req.body.size()));
-  }
-  h.headers = curl_slist_append(h.headers, "Accept: application/json");
-  if (!req.content_type.empty()) {
-    h.headers = curl_slist_append(h.headers, ("Content-Type: " + req.content_type).c_str());
-  }
+  http::HttpRequest request;
+  request.method = req.method;
+  request.url = config_.server + req.path;
+  request.body = req.body;
+  request.headers.emplace_back("Accept", "application/json");
+  if (!req.content_type.empty()) request.headers.emplace_back("Content-Type", req.content_type);
   if (config_.token) {
     auto token = config_.token->Token();
     if (!token.ok()) return token.status();
     // The token is never logged; it only goes into this header.
-    h.headers = curl_slist_append(h.headers, ("Authorization: Bearer " + *token).c_str());
+    request.headers.emplace_back("Authorization", "Bearer " + *token);
   }
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, h.headers);
-  if (!config_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, config_.ca_file.c_str());
-  if (!config_.ca_pem.empty()) SetBlob(c, CURLOPT_CAINFO_BLOB, config_.ca_pem);
-  if (config_.insecure_skip_tls_verify) {
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  if (!config_.client_cert_file.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, config_.client_cert_file.c_str());
-  if (!config_.client_key_file.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, config_.client_key_file.c_str());
-  if (!config_.client_cert_pem.empty()) SetBlob(c, CURLOPT_SSLCERT_BLOB, config_.client_cert_pem);
-  if (!config_.client_key_pem.empty()) SetBlob(c, CURLOPT_SSLKEY_BLOB, config_.client_key_pem);
-
-  Answer answer;
-  if (req.cancel) {
-    if (req.cancel->cancelled()) {
-      answer.cancelled = true;
-      return answer;
-    }
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, req.cancel);
-    curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, CloseSocket);
-    curl_easy_setopt(c, CURLOPT_CLOSESOCKETDATA, req.cancel);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, req.cancel);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  }
-  StreamState st{c, &answer.body, &req.on_chunk};
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWrite);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
-  CURLcode rc = curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer.code);
-  if (req.cancel && req.cancel->cancelled()) {
-    answer.cancelled = true;
-    return answer;
-  }
-  if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && st.stopped)) {
-    // A watch the server closed mid-chunk is the end of that stream, not an error.
-    if (req.on_chunk && answer.code == 200 && rc == CURLE_PARTIAL_FILE) return answer;
-    return Status::Unavailable(req.method + " " + url + ": " + curl_easy_strerror(rc));
-  }
-  return answer;
+  request.on_chunk = req.on_chunk;
+  request.cancel = req.cancel;
+  auto response = transport_->Send(request);
+  if (!response.ok()) return response.status();
+  return Answer{response->status, std::move(response->body), response->cancelled};
 }
 
 Result<RestClient::Answer> RestClient::Send(const Request& req) {

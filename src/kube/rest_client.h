@@ -1,9 +1,14 @@
-// KubeClient over HTTP(S) with libcurl: one easy handle per request, so calls
-// from several threads do not share state. Sends the bearer token the
-// RestConfig's TokenSource gives, and retries a request once with a fresh
-// token after a 401 (exec plugins' tokens expire, service account files rotate).
+// KubeClient over HTTP(S) through the same transport as the cloud client
+// (http/curl_transport.h: pooled handles, one connection cache, TLS always
+// verified unless the kubeconfig says insecure-skip-tls-verify). Sends the
+// bearer token the RestConfig's TokenSource gives, and retries a request once
+// with a fresh token after a 401 (exec plugins' tokens expire, service account
+// files rotate). Thread-safe, as the transport is.
 #pragma once
 
+#include <memory>
+
+#include "http/transport.h"
 #include "kube/client.h"
 #include "kube/rest_config.h"
 
@@ -12,6 +17,7 @@ namespace tpu::kube {
 class RestClient : public KubeClient {
  public:
   explicit RestClient(RestConfig config);
+  ~RestClient() override;
 
   Result<json> Get(const ResourceRef& ref, const std::string& ns, const std::string& name) override;
   Result<ObjectList> List(const ResourceRef& ref, const std::string& ns,
@@ -38,10 +44,10 @@ class RestClient : public KubeClient {
     std::string content_type;
     // Streaming: called with each chunk of a 200 answer; false stops.
     std::function<bool(const char*, size_t)> on_chunk;
-    CancelToken* cancel = nullptr;  // ends the transfer at once when cancelled
+    http::CancelToken* cancel = nullptr;  // ends the transfer at once when cancelled
   };
   struct Answer {
-    long code = 0;
+    int code = 0;
     std::string body;
     bool cancelled = false;  // ended by req.cancel; code and body mean nothing
   };
@@ -50,6 +56,7 @@ class RestClient : public KubeClient {
   Result<json> Do(const Request& req);
 
   RestConfig config_;
+  std::unique_ptr<http::HttpTransport> transport_;
 };
 
 // Percent-encodes a query parameter value.

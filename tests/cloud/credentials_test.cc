@@ -13,15 +13,15 @@
 
 #include "base/fake_env.h"
 #include "cloud/api_caller.h"
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 #include "cloud/jwt.h"
 #include "cloud/test_keys.h"
-#include "cloud/test_server.h"
+#include "http/test_server.h"
 
 namespace tpu::cloud {
 namespace {
 
-using testing::TestServer;
+using http::testing::TestServer;
 namespace fs = std::filesystem;
 
 // A fake OAuth token endpoint and metadata server.
@@ -109,7 +109,7 @@ class CredentialsTest : public ::testing::Test {
   TokenEndpoint endpoint_;
   fs::path dir_;
   FakeEnv env_;
-  CurlTransport transport_;
+  http::CurlTransport transport_;
 };
 
 TEST_F(CredentialsTest, ServiceAccountKeyFromGoogleApplicationCredentials) {
@@ -293,7 +293,7 @@ TEST_F(CredentialsTest, ApiCallsCarryTheBearerToken) {
   });
   // Its own transport, destroyed before `api`: a server stopping under an
   // idle keep-alive connection waits out the keep-alive timeout.
-  CurlTransport api_transport;
+  http::CurlTransport api_transport;
   ApiCaller caller(&api_transport, provider->get(), nullptr);
   auto r = caller.Call("GET", api.url() + "v1/projects/p/locations/-/clusters");
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -304,7 +304,7 @@ TEST(StaticTokenProviderTest, EmptyTokenMeansNoAuthorizationHeader) {
   api.server().Get("/x", [](const httplib::Request& req, httplib::Response& res) {
     res.status = req.has_header("Authorization") ? 400 : 200;
   });
-  CurlTransport transport;
+  http::CurlTransport transport;
   StaticTokenProvider none("");
   ApiCaller caller(&transport, &none, nullptr);
   EXPECT_TRUE(caller.Call("GET", api.url() + "x").ok());

@@ -32,7 +32,7 @@ class EmulatorTest : public ::testing::Test {
         {}, FakeEnv({{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", emulator_->endpoint() + "/"},
                      {"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE", emulator_->endpoint() + "/compute/v1/"}}));
     ASSERT_TRUE(endpoints.ok());
-    cloud_ = std::make_unique<CloudConnection>(std::make_unique<CurlTransport>(),
+    cloud_ = std::make_unique<CloudConnection>(std::make_unique<http::CurlTransport>(),
                                                std::make_unique<StaticTokenProvider>("emu-token"), *endpoints);
   }
 
@@ -40,7 +40,7 @@ class EmulatorTest : public ::testing::Test {
 
   // POSTs to a /sim/ control endpoint.
   void Control(const std::string& what, const nlohmann::json& body) {
-    HttpRequest req;
+    http::HttpRequest req;
     req.method = "POST";
     req.url = emulator_->endpoint() + "/sim/" + what;
     req.headers = {{"Content-Type", "application/json"}};

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fake_env.h"
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 #include "daemon/daemon_fixture.h"
 #include "source/git_sources.h"
 #include "daemon/notifier.h"
@@ -106,7 +106,7 @@ class NotifyE2ETest : public ::testing::Test {
   CloudFixture cloud_{EightV5eChips()};
   std::unique_ptr<source::CheckoutSource> source_;
   std::unique_ptr<ConnectionCloud> port_;
-  cloud::CurlTransport transport_;
+  http::CurlTransport transport_;
 };
 
 TEST_F(NotifyE2ETest, SignedEventsOfAnApplyADriftAndAStockout) {

@@ -22,7 +22,7 @@
 #include "apply/executor.h"
 #include "base/fake_env.h"
 #include "cloud/cloud.h"
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 #include "demand/controller.h"
 #include "demand/names.h"
 #include "kube/timestamps.h"
@@ -34,9 +34,9 @@ namespace tpu::demand::testing {
 using nlohmann::json;
 
 // Counts the cloud's 4xx answers (an overlapping operation is a 400).
-class CountingTransport : public cloud::HttpTransport {
+class CountingTransport : public http::HttpTransport {
  public:
-  Result<cloud::HttpResponse> Send(const cloud::HttpRequest& r) override {
+  Result<http::HttpResponse> Send(const http::HttpRequest& r) override {
     auto res = inner_.Send(r);
     if (res.ok() && res->status >= 400 && res->status < 500) ++client_errors;
     if (r.method == "POST" && r.url.size() > 10 && r.url.compare(r.url.size() - 10, 10, "/nodePools") == 0)
@@ -47,7 +47,7 @@ class CountingTransport : public cloud::HttpTransport {
   std::atomic<int> pool_creates{0};
 
  private:
-  cloud::CurlTransport inner_;
+  http::CurlTransport inner_;
 };
 
 inline const std::string kProject = "proj-demand";

@@ -14,7 +14,7 @@
 #include "apply/executor.h"
 #include "base/fake_env.h"
 #include "cloud/cloud.h"
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 #include "cloud/endpoints.h"
 #include "manifest/disk_tree.h"
 #include "manifest/loader.h"
@@ -23,11 +23,11 @@
 
 namespace tpu::reliability {
 
-// Forwards to CurlTransport, counting attempts per mutating call. A call is
+// Forwards to http::CurlTransport, counting attempts per mutating call. A call is
 // its method, URL and body: a retry re-sends exactly those.
-class CountingTransport : public cloud::HttpTransport {
+class CountingTransport : public http::HttpTransport {
  public:
-  Result<cloud::HttpResponse> Send(const cloud::HttpRequest& request) override {
+  Result<http::HttpResponse> Send(const http::HttpRequest& request) override {
     if (request.method != "GET" && request.url.find("/wait") == std::string::npos) {
       std::lock_guard<std::mutex> lock(mu_);
       attempts_[request.method + " " + request.url + " " + Digest(request.body)]++;
@@ -45,7 +45,7 @@ class CountingTransport : public cloud::HttpTransport {
     SHA256(reinterpret_cast<const unsigned char*>(body.data()), body.size(), d);
     return std::to_string(d[0]) + "." + std::to_string(d[1]) + "." + std::to_string(d[2]);
   }
-  cloud::CurlTransport inner_;
+  http::CurlTransport inner_;
   std::mutex mu_;
   std::map<std::string, int> attempts_;
 };

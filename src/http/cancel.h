@@ -1,5 +1,5 @@
-// CancelToken: ends a long-running Kubernetes call (a watch stream) at once
-// from another thread. A watch otherwise notices a stop only when its stream
+// CancelToken: ends a long-running HTTP call (a Kubernetes watch stream) at
+// once from another thread (HttpRequest::cancel). A watch otherwise notices a stop only when its stream
 // delivers something or the server ends it (timeoutSeconds, often minutes),
 // which would hold a stopping daemon past its pod's grace period.
 //
@@ -16,7 +16,7 @@
 #include <mutex>
 #include <set>
 
-namespace tpu::kube {
+namespace tpu::http {
 
 class CancelToken {
  public:
@@ -35,4 +35,4 @@ class CancelToken {
   std::set<int> sockets_;
 };
 
-}  // namespace tpu::kube
+}  // namespace tpu::http

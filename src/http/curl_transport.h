@@ -22,17 +22,26 @@
 #include <string>
 #include <vector>
 
-#include "cloud/http_transport.h"
+#include "http/transport.h"
 
-namespace tpu::cloud {
+namespace tpu::http {
 
 struct CurlTransportOptions {
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds total_timeout{60'000};
   // Disables TLS verification and the plain-http rule. Logs a warning once.
   bool insecure = false;
-  // Extra CA bundle (PEM file); empty uses the system store.
+  // Server verification: a CA bundle as a file or as PEM text; both empty use
+  // the system store.
   std::string ca_file;
+  std::string ca_pem;
+  // Client certificate authentication (a kubeconfig's user), as files or PEM text.
+  std::string client_cert_file;
+  std::string client_key_file;
+  std::string client_cert_pem;
+  std::string client_key_pem;
+  // Empty sends "tpu-provisioner/VERSION".
+  std::string user_agent;
   // Idle easy handles kept for reuse; more are made on demand.
   size_t max_idle_handles = 64;
 };
@@ -60,6 +69,7 @@ class CurlTransport : public HttpTransport {
   struct Shared;  // the CURLSH and its locks
   void* AcquireHandle();
   void ReleaseHandle(void* handle);
+  void SetTls(void* handle) const;
 
   CurlTransportOptions options_;
   std::unique_ptr<Shared> shared_;
@@ -69,4 +79,4 @@ class CurlTransport : public HttpTransport {
   std::atomic<int64_t> connections_opened_{0};
 };
 
-}  // namespace tpu::cloud
+}  // namespace tpu::http

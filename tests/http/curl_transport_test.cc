@@ -1,6 +1,6 @@
 // CurlTransport against a loopback server: headers, User-Agent, connection
 // reuse, timeouts, the plain-http rule, and what debug logs may contain.
-#include "cloud/curl_transport.h"
+#include "http/curl_transport.h"
 
 #include <condition_variable>
 #include <thread>
@@ -10,9 +10,9 @@
 #include <spdlog/spdlog.h>
 
 #include "base/version.h"
-#include "cloud/test_server.h"
+#include "http/test_server.h"
 
-namespace tpu::cloud {
+namespace tpu::http {
 namespace {
 
 using testing::TestServer;
@@ -226,4 +226,4 @@ TEST(CurlTransportTest, DebugLogsCarryRequestIdButNeverBodiesOrTokens) {
 }
 
 }  // namespace
-}  // namespace tpu::cloud
+}  // namespace tpu::http

@@ -1,13 +1,15 @@
-// The HTTP seam between the API clients and the network. Clients build an
-// HttpRequest and hand it to an HttpTransport; production uses CurlTransport
-// (curl_transport.h), tests use it against loopback servers or wrap it to
-// inject faults. A transport failure (no response at all) is a non-OK Result;
-// any HTTP response, 4xx and 5xx included, is an OK Result the caller classifies.
+// The HTTP seam between the API clients (Google Cloud, Kubernetes, webhooks)
+// and the network. Clients build an HttpRequest and hand it to an
+// HttpTransport; production uses CurlTransport (curl_transport.h), tests use it
+// against loopback servers or wrap it to inject faults. A transport failure (no
+// response at all) is a non-OK Result; any HTTP response, 4xx and 5xx included,
+// is an OK Result the caller classifies.
 //
 // Thread safety: every HttpTransport must allow concurrent Send() calls.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,8 +17,9 @@
 #include <vector>
 
 #include "base/status.h"
+#include "http/cancel.h"
 
-namespace tpu::cloud {
+namespace tpu::http {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -30,12 +33,23 @@ struct HttpRequest {
   // Connect deadline; zero means the transport's default. The metadata-server
   // probe uses a short one so machines off GCE fail fast.
   std::chrono::milliseconds connect_timeout{0};
+  // Streaming (a Kubernetes watch): each chunk of a 2xx body goes here instead
+  // of into HttpResponse::body, as it arrives; returning false ends the
+  // transfer and Send() returns the response so far. A server that closes a
+  // 2xx stream mid-chunk has ended it; that is not an error. There is no
+  // whole-request deadline unless `timeout` sets one.
+  std::function<bool(const char*, size_t)> on_chunk;
+  // When set, Cancel() on it from another thread ends the transfer at once
+  // and Send() returns a response with `cancelled` set. Such a request never
+  // shares its connection, so the token's sockets are its own.
+  CancelToken* cancel = nullptr;
 };
 
 struct HttpResponse {
   int status = 0;
   HttpHeaders headers;  // names lower-cased
   std::string body;
+  bool cancelled = false;  // ended by HttpRequest::cancel; status and body mean nothing
 
   // The first header with that name (case-insensitive), if any.
   std::optional<std::string> Header(std::string_view name) const;
@@ -51,4 +65,4 @@ class HttpTransport {
   virtual Result<HttpResponse> Send(const HttpRequest& request) = 0;
 };
 
-}  // namespace tpu::cloud
+}  // namespace tpu::http

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace tpu::cloud::testing {
+namespace tpu::http::testing {
 
 struct SeenRequest {
   std::string method;
@@ -81,4 +81,4 @@ class TestServer {
   std::vector<SeenRequest> seen_;
 };
 
-}  // namespace tpu::cloud::testing
+}  // namespace tpu::http::testing

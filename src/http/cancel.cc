@@ -1,9 +1,9 @@
 // CancelToken: see cancel.h.
-#include "kube/cancel.h"
+#include "http/cancel.h"
 
 #include <sys/socket.h>
 
-namespace tpu::kube {
+namespace tpu::http {
 
 void CancelToken::Cancel() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -27,4 +27,4 @@ void CancelToken::RemoveSocket(int fd) {
   sockets_.erase(fd);
 }
 
-}  // namespace tpu::kube
+}  // namespace tpu::http

@@ -1,9 +1,9 @@
 // HttpResponse helpers.
-#include "cloud/http_transport.h"
+#include "http/transport.h"
 
 #include <strings.h>
 
-namespace tpu::cloud {
+namespace tpu::http {
 
 std::optional<std::string> HttpResponse::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
@@ -12,4 +12,4 @@ std::optional<std::string> HttpResponse::Header(std::string_view name) const {
   return std::nullopt;
 }
 
-}  // namespace tpu::cloud
+}  // namespace tpu::http

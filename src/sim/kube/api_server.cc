@@ -315,6 +315,10 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
     Send(res, StatusReply(401, "Unauthorized", "Unauthorized"));
     return;
   }
+  if (int code = options_.fail ? options_.fail(req.method, req.path) : 0) {
+    Send(res, StatusReply(code, "InternalError", "injected fault"));
+    return;
+  }
   Target target;
   if (!Resolve(req, res, &target)) return;
   json body;

@@ -74,9 +74,10 @@ void Executor::Cancel() { scheduler_.Cancel(); }
 
 std::vector<TaskResult> Executor::Snapshot() const { return scheduler_.Snapshot(); }
 
-void Executor::AddTask(TaskSpec spec, std::vector<Step> steps) {
+void Executor::AddTask(TaskSpec spec, std::vector<Step> steps, const std::string& target) {
   StepTaskOptions o = options_.steps;
   o.seed = seed_++;
+  if (options_.may_mutate && !target.empty()) o.may_mutate = [f = options_.may_mutate, target] { return f(target); };
   auto task = std::make_unique<StepTask>(clients_.poller, o, std::move(steps));
   step_tasks_.push_back(task.get());
   scheduler_.Add(std::move(spec), std::move(task));
@@ -161,7 +162,7 @@ void Executor::AddActions(const plan::Plan& plan,
         scheduler_.Add(std::move(spec), std::make_unique<FailedTask>(steps.status()));
         continue;
       }
-      AddTask(std::move(spec), std::move(steps.value()));
+      AddTask(std::move(spec), std::move(steps.value()), t.key);
     }
   }
 }

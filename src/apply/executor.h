@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct ExecuteOptions {
   int cluster_operations = 5;
   StepTaskOptions steps;
   std::vector<cloud::Operation> running_operations;  // not DONE, from the refresh
+  // Asked before every mutating call of a target's actions ("project/cluster");
+  // null: always (StepTaskOptions::may_mutate).
+  std::function<bool(const std::string& target)> may_mutate;
 };
 
 struct ApplyReport {
@@ -71,7 +75,8 @@ class Executor {
   std::vector<TaskResult> Snapshot() const;
 
  private:
-  void AddTask(TaskSpec spec, std::vector<Step> steps);
+  // `target`: whose action it is ("project/cluster"; "" for an await, which never mutates).
+  void AddTask(TaskSpec spec, std::vector<Step> steps, const std::string& target = "");
   // The await tasks of options_.running_operations that `plan` must not
   // collide with; returns their ids by the resource id (or cluster group)
   // they precede, and counts them in *awaited.

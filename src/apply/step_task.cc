@@ -64,6 +64,10 @@ Outcome StepTask::Retry(const cloud::ApiError& error, const std::string& what, b
 
 Outcome StepTask::Call() {
   const Step& step = steps_[index_];
+  if (options_.may_mutate && !options_.may_mutate()) {
+    return Outcome::Failed(Status::FailedPrecondition(step.what + ": not started: this replica no longer owns the "
+                                                      "target (its shard moved to another replica)"));
+  }
   auto result = step.call();
   if (!result.ok()) {
     const cloud::ApiError& e = result.error();

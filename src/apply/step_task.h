@@ -45,6 +45,10 @@ struct StepTaskOptions {
   uint64_t seed = 0;
   // Read for retry deadlines and operation ages; the Executor times its run by it too.
   const Clock* clock = &Env::Default();
+  // Asked before every mutating call: false ends the task as failed without
+  // the call (a sharded `watch` that no longer holds the target's shard; its
+  // next holder adopts what is in flight). Null: always.
+  std::function<bool()> may_mutate;
 };
 
 struct Step {

@@ -69,5 +69,33 @@ TEST(StepTask, ThrottlesDoNotSpendTheRetryCount) {
   EXPECT_EQ(task.throttled(), advances);
 }
 
+TEST(StepTask, MakesNoCallOnceItMayNoLongerMutate) {
+  // A sharded watch that lost the target's shard between two steps: the
+  // second step's call is never made.
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  bool owned = true;
+  o.may_mutate = [&] { return owned; };
+  int calls = 0;
+  Step step;
+  step.what = "delete node pool p/l/c/a";
+  step.call = [&] {
+    ++calls;
+    return cloud::ApiResult<cloud::Operation>(Error(404));
+  };
+  step.done_despite = [](const cloud::ApiError& e) { return e.not_found(); };
+  Step second = step;
+  second.what = "create node pool p/l/c/a";
+  StepTask task(nullptr, o, {step, second});
+  Outcome first = task.Advance();  // the delete finds nothing: done, on to the create...
+  ASSERT_EQ(first.kind, Outcome::Kind::kAgain);
+  owned = false;  // ...which the shard's loss stops
+  Outcome out = task.Advance();
+  ASSERT_EQ(out.kind, Outcome::Kind::kFailed);
+  EXPECT_NE(out.status.message().find("no longer owns the target"), std::string::npos) << out.status.ToString();
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace tpu::apply

@@ -68,10 +68,11 @@ CloudSession::~CloudSession() {
   if (emulator_) emulator_->Stop();
 }
 
-Result<std::unique_ptr<CloudSession>> CloudSession::Open(const CloudFlags& flags,
-                                                         const manifest::Repo& repo) {
+Result<std::unique_ptr<CloudSession>> CloudSession::Open(const CloudFlags& flags, const manifest::Repo& repo,
+                                                         const std::string& user_agent) {
   std::unique_ptr<CloudSession> session(new CloudSession());
   cloud::CloudOptions options;
+  options.transport.user_agent = user_agent;
   options.endpoints.container = flags.gke_endpoint;
   options.endpoints.compute = flags.compute_endpoint;
   options.transport.insecure = flags.insecure_skip_tls_verify;

@@ -32,8 +32,10 @@ void AddCloudFlags(CLI::App* cmd, CloudFlags* flags);
 class CloudSession {
  public:
   // `repo` names the clusters the emulator must have; ignored for the real cloud.
-  static Result<std::unique_ptr<CloudSession>> Open(const CloudFlags& flags,
-                                                    const manifest::Repo& repo);
+  // `user_agent`: sent on every API call instead of the default (a sharded
+  // replica names itself, so audit logs show which replica made a call).
+  static Result<std::unique_ptr<CloudSession>> Open(const CloudFlags& flags, const manifest::Repo& repo,
+                                                    const std::string& user_agent = "");
   ~CloudSession();
 
   cloud::CloudConnection& connection() { return *connection_; }

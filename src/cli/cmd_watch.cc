@@ -201,14 +201,18 @@ int RunWatch(const WatchFlags& flags) {
   // The clusters the emulator (--cloud sim) must have come from the first revision.
   manifest::Repo initial;
   if (auto rev = source.Current(); rev.ok()) initial = manifest::LoadRepo(*rev->tree);
-  auto session = CloudSession::Open(flags.cloud, initial);
-  if (!session.ok()) return fail(session.status());
   auto kube_access = KubeAccess::Open(flags.kube);
   if (!kube_access.ok()) return fail(kube_access.status());
   std::unique_ptr<KubeAccess> kube = std::move(kube_access.value());
+  // A sharded replica names itself in the cloud's audit logs (callerSuppliedUserAgent).
+  const std::string user_agent = kube && kube->shards() ? std::string("tpu-provisioner/") + TPU_PROVISIONER_VERSION +
+                                                              " replica/" + kube->shards()->config().identity
+                                                        : "";
+  auto session = CloudSession::Open(flags.cloud, initial, user_agent);
+  if (!session.ok()) return fail(session.status());
   std::optional<daemon::DaemonKube> dk;
   if (kube) dk = daemon::DaemonKube{&kube->reader(), &kube->writer(), &kube->clock(), kube->elector(),
-                                    kube->resync(), kube->retry_period()};
+                                    kube->shards(), kube->resync(), kube->retry_period()};
   auto notify = MakeNotifier(flags.notify);
   if (!notify.ok()) {
     PrintFatalError(notify.status());

@@ -35,7 +35,7 @@ Result<std::chrono::milliseconds> Positive(const std::string& flag, const std::s
 }  // namespace
 
 void AddKubeFlags(CLI::App* cmd, KubeFlags* f) {
-  const char* g = "Kubernetes (Kueue quota, leader election)";
+  const char* g = "Kubernetes (Kueue quota, leader election, shards)";
   cmd->add_option("--kubeconfig", f->kubeconfig, "Kubeconfig file (else $KUBECONFIG, in-cluster, ~/.kube/config)")
       ->group(g);
   cmd->add_option("--kube-context", f->context, "Kubeconfig context (default: its current-context)")->group(g);
@@ -63,22 +63,25 @@ void AddKubeFlags(CLI::App* cmd, KubeFlags* f) {
       ->group(g);
   cmd->add_option("--leader-elect-retry-period", f->retry_period, "How often to try to acquire or renew (default 2s)")
       ->group(g);
+  cmd->add_option("--shards", f->shards,
+                  "Split the targets into N shards, each held through a Lease; every replica reconciles the "
+                  "targets of the shards it holds, up to its fair share (docs/scaling.md). Uses the "
+                  "--leader-elect-namespace, -name (the Leases' prefix), -identity and timing flags")
+      ->check(CLI::Range(1, 4096))
+      ->group(g);
+  cmd->add_option("--shard-mode", f->shard_mode, "auto: --shards 32 unless --shards says otherwise; off: no shards")
+      ->group(g);
 }
 
-Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
-  if (!flags.enabled()) return std::unique_ptr<KubeAccess>();
-  std::unique_ptr<KubeAccess> k(new KubeAccess());
-  Env& env = k->env_;
-  auto resync = Positive("--kube-resync-interval", flags.resync);
-  if (!resync.ok()) return resync.status();
-  k->resync_ = *resync;
-  Result<kube::RestConfig> config = flags.in_cluster
-                                        ? kube::InClusterConfig(env)
-                                        : kube::LoadDefaultConfig(env, flags.kubeconfig, flags.context);
-  if (!config.ok()) return config.status().WithContext("kubernetes");
-  k->rest_ = std::make_unique<kube::RestClient>(std::move(config.value()));
-  if (!flags.leader_elect) return k;
+namespace {
 
+struct LeaseFlags {
+  kube::LeaseConfig lease;
+  std::chrono::milliseconds retry_period;
+};
+
+// The Lease settings --leader-elect and --shards share.
+Result<LeaseFlags> ParseLeaseFlags(const KubeFlags& flags, const Env& env) {
   auto duration = Positive("--leader-elect-lease-duration", flags.lease_duration);
   if (!duration.ok()) return duration.status();
   auto renew = Positive("--leader-elect-renew-deadline", flags.renew_deadline);
@@ -89,8 +92,8 @@ Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
     return Status::InvalidArgument("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");
   if (*retry >= *renew)
     return Status::InvalidArgument("--leader-elect-retry-period must be shorter than --leader-elect-renew-deadline");
-  k->retry_period_ = *retry;
-  kube::LeaseConfig lease;
+  LeaseFlags out{{}, *retry};
+  kube::LeaseConfig& lease = out.lease;
   lease.ns = flags.lease_namespace.empty() ? PodNamespace(env) : flags.lease_namespace;
   lease.name = flags.lease_name;
   lease.identity = flags.identity.empty() ? Identity(env) : flags.identity;
@@ -100,8 +103,50 @@ Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
   if (lease.renew_deadline >= lease.lease_duration)
     return Status::InvalidArgument("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration "
                                    "by at least a second");
-  k->elector_ = std::make_unique<kube::LeaderElector>(*k->rest_, k->env_, lease);
-  k->leader_only_ = std::make_unique<kube::LeaderOnlyClient>(*k->rest_, *k->elector_);
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
+  if (!flags.enabled()) return std::unique_ptr<KubeAccess>();
+  if (flags.leader_elect && flags.ShardCount() > 0)
+    return Status::InvalidArgument("--leader-elect and --shards: choose one (with shards every replica acts, "
+                                   "each on the targets of the shards it holds)");
+  if (!flags.shard_mode.empty() && flags.shard_mode != "auto" && flags.shard_mode != "off")
+    return Status::InvalidArgument("--shard-mode: expected auto or off, got '" + flags.shard_mode + "'");
+  std::unique_ptr<KubeAccess> k(new KubeAccess());
+  Env& env = k->env_;
+  auto resync = Positive("--kube-resync-interval", flags.resync);
+  if (!resync.ok()) return resync.status();
+  k->resync_ = *resync;
+  Result<kube::RestConfig> config = flags.in_cluster
+                                        ? kube::InClusterConfig(env)
+                                        : kube::LoadDefaultConfig(env, flags.kubeconfig, flags.context);
+  if (!config.ok()) return config.status().WithContext("kubernetes");
+  k->rest_ = std::make_unique<kube::RestClient>(std::move(config.value()));
+  if (!flags.leader_elect && flags.ShardCount() == 0) return k;
+
+  auto lease = ParseLeaseFlags(flags, env);
+  if (!lease.ok()) return lease.status();
+  k->retry_period_ = lease->retry_period;
+  if (flags.leader_elect) {
+    k->elector_ = std::make_unique<kube::LeaderElector>(*k->rest_, k->env_, lease->lease);
+    k->leader_only_ = std::make_unique<kube::LeaderOnlyClient>(*k->rest_, *k->elector_);
+    return k;
+  }
+  const kube::LeaseConfig& l = lease->lease;
+  k->shards_ = std::make_unique<shard::ShardKeeper>(
+      *k->rest_, k->env_,
+      shard::ShardConfig{l.ns, l.name, l.identity, flags.ShardCount(), l.lease_duration, l.renew_deadline});
+  // Kueue quota and demand Events are written by the replica holding the
+  // shard of --kube-target; without one, nobody writes them.
+  shard::ShardKeeper* keeper = k->shards_.get();
+  const std::string target = flags.target;
+  k->leader_only_ = std::make_unique<kube::LeaderOnlyClient>(
+      *k->rest_, [keeper, target] { return !target.empty() && keeper->OwnsTarget(target); },
+      target.empty() ? "with --shards, Kubernetes writes need --kube-target (the holder of its shard writes)"
+                     : "this replica does not hold the shard of " + target);
   return k;
 }
 

@@ -9,9 +9,24 @@
 #include "kueue/versions.h"
 
 namespace tpu::daemon {
+namespace {
+
+// A sharded replica plans, applies and reports only the targets it owns, and
+// checks it still owns one before every mutating call.
+DaemonOptions Sharded(DaemonOptions options, const DaemonKube* kube) {
+  if (!kube || !kube->shards) return options;
+  shard::ShardKeeper* keeper = kube->shards;
+  auto owns = [keeper](const std::string& key) { return keeper->OwnsTarget(key); };
+  options.reconciler.owns = owns;
+  options.execute.may_mutate = owns;
+  return options;
+}
+
+}  // namespace
+
 Daemon::Daemon(source::RevisionSource* source, Waiter* waiter, cloud::CloudConnection* connection,
                EventSink* events, const DaemonKube* kube, DaemonOptions options)
-    : source_(source), connection_(connection), kube_(kube), options_(std::move(options)),
+    : source_(source), connection_(connection), kube_(kube), options_(Sharded(std::move(options), kube)),
       cloud_(connection, options_.execute), webhook_([this] { loop_->RequestFetch(); }) {
   ReconcilerOptions ro = options_.reconciler;
   ro.events = events;
@@ -57,6 +72,12 @@ DaemonStatus Daemon::Status_() const {
     s.leader = {true, lease_ && lease_->leader(), c.identity, c.ns + "/" + c.name};
     // A follower is ready: it serves, and takes over when the lease expires.
     if (!s.leader.leader) s.ready = true;
+  }
+  if (kube_ && kube_->shards) {
+    const shard::ShardSnapshot k = kube_->shards->Snapshot();
+    s.shards = {true, kube_->shards->config().identity, kube_->shards->config().shards, k.held,
+                k.live_replicas, k.fair_share, static_cast<int>(s.targets.size()), k.acquired, k.takeovers,
+                k.released, k.lost, k.errors, k.last_error};
   }
   return s;
 }
@@ -105,6 +126,13 @@ void Daemon::StartKube() {
   kueue_->SetWorkloadSource([this] { return workload_watch_->Objects(); });
   workload_watch_->Start();
   demand_controller_->Start();
+  if (kube_->shards) {
+    shard_thread_ = std::make_unique<ShardThread>(*kube_->shards, kube_->retry_period,
+                                                  [this] { loop_->RequestFullPass(); });
+    spdlog::info("shards: {} joining shard set {}/{} ({} shards)", kube_->shards->config().identity,
+                 kube_->shards->config().ns, kube_->shards->config().base, kube_->shards->config().shards);
+    shard_thread_->Start();
+  }
   if (!kube_->elector) return;
   lease_ = std::make_unique<LeaseKeeper>(
       *kube_->elector, kube_->retry_period, [this] { loop_->RequestFullPass(); },
@@ -127,6 +155,7 @@ bool Daemon::Run() {
   if (workload_watch_) workload_watch_->RequestStop();
   if (demand_controller_) demand_controller_->RequestStop();
   if (lease_) lease_->Stop();  // gives the lease up for the next replica
+  if (shard_thread_) shard_thread_->Stop();  // and the shards, once no apply of ours runs
   if (node_watch_) node_watch_->Stop();
   if (workload_watch_) workload_watch_->Stop();
   if (demand_controller_) demand_controller_->Stop();

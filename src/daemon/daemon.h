@@ -24,6 +24,7 @@
 #include "daemon/kueue_port.h"
 #include "daemon/notifier.h"
 #include "daemon/reconciler.h"
+#include "daemon/shard_thread.h"
 #include "daemon/waiter.h"
 #include "demand/controller.h"
 #include "kube/client.h"
@@ -39,6 +40,9 @@ struct DaemonKube {
   kube::KubeClient* writer = nullptr;   // leader-only with leader election
   Clock* clock = nullptr;
   kube::LeaderElector* elector = nullptr;  // null: no leader election
+  // Null: not sharded. Otherwise this replica reconciles only the targets of
+  // the shards it holds (docs/scaling.md); no leader election then.
+  shard::ShardKeeper* shards = nullptr;
   std::chrono::milliseconds resync{30000};
   std::chrono::milliseconds retry_period{2000};
 };
@@ -90,6 +94,7 @@ class Daemon {
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<ResourceWatch> node_watch_, workload_watch_;
   std::unique_ptr<LeaseKeeper> lease_;
+  std::unique_ptr<ShardThread> shard_thread_;
   std::atomic<bool> lost_lease_{false};
 };
 

@@ -120,6 +120,19 @@ struct LeaderStatus {
   std::string lease;      // "namespace/name"
 };
 
+// A sharded `watch` (docs/scaling.md): the shards this replica holds.
+struct ShardStatus {
+  bool enabled = false;
+  std::string identity;
+  int shards = 0;            // in the set
+  std::vector<int> held;
+  int live_replicas = 0;
+  int fair_share = 0;
+  int owned_targets = 0;     // declared targets of the held shards, at the last reconcile
+  uint64_t acquired = 0, takeovers = 0, released = 0, lost = 0, errors = 0;
+  std::string last_error;
+};
+
 struct HistoryRewrite {
   std::string from;  // the commit applied before
   std::string to;    // the new head, not a descendant of `from`
@@ -139,6 +152,7 @@ struct DaemonStatus {
   KueueStatus kueue;
   DemandStatus demand;  // filled in by the Daemon (daemon.h) from its DemandPort
   LeaderStatus leader;
+  ShardStatus shards;  // filled in by the Daemon from its ShardKeeper
 
   // Counters over the daemon's life, for /metrics.
   uint64_t reconciles = 0;

@@ -139,7 +139,26 @@ void KueueMetrics(Writer& w, const DaemonStatus& s) {
     w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));
 }
 
-// Demand-driven pools, the Kubernetes watches, the leader Lease.
+// A sharded watch: shards held, targets owned, and how shards moved.
+void ShardMetrics(Writer& w, const ShardStatus& s) {
+  const std::string id = Label("identity", s.identity);
+  w.Family("shards_held", "gauge", "Shards this replica holds.");
+  w.Sample("shards_held", id, static_cast<double>(s.held.size()));
+  w.Family("shard_targets_owned", "gauge", "Declared targets in the shards this replica holds.");
+  w.Sample("shard_targets_owned", id, s.owned_targets);
+  w.Family("shard_live_replicas", "gauge", "Replicas with a live membership Lease, as this one counts them.");
+  w.Sample("shard_live_replicas", id, s.live_replicas);
+  w.Family("shard_takeovers_total", "counter", "Shards taken over from a replica whose Lease expired.");
+  w.Sample("shard_takeovers_total", id, static_cast<double>(s.takeovers));
+  w.Family("shard_acquired_total", "counter", "Shards acquired, free or expired.");
+  w.Sample("shard_acquired_total", id, static_cast<double>(s.acquired));
+  w.Family("shard_released_total", "counter", "Shards given back (over the fair share, or at shutdown).");
+  w.Sample("shard_released_total", id, static_cast<double>(s.released));
+  w.Family("shard_lost_total", "counter", "Shards found taken by another replica, or whose renew conflicted.");
+  w.Sample("shard_lost_total", id, static_cast<double>(s.lost));
+}
+
+// Demand-driven pools, the Kubernetes watches, the leader Lease, the shards.
 void KubeMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
   if (s.demand.enabled) {
     w.Family("demand_pools", "gauge", "Demand-driven (workload-owned) node pools, as last decided.");
@@ -161,6 +180,7 @@ void KubeMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
     w.Family("leader", "gauge", "1 while this replica holds the leader Lease.");
     w.Sample("leader", Label("identity", s.leader.identity), s.leader.leader ? 1 : 0);
   }
+  if (s.shards.enabled) ShardMetrics(w, s.shards);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -66,6 +67,10 @@ struct ReconcilerOptions {
   // Where events go (notifier.h); null: nowhere. Must not block; must outlive
   // the Reconciler.
   EventSink* events = nullptr;
+  // The targets this replica owns (a shard of a sharded `watch`, docs/scaling.md):
+  // only they are planned, applied and reported, and the Kueue target only
+  // when owned. Null: every target.
+  std::function<bool(const std::string& key)> owns;
 };
 
 // What one RunOnce did: the daemon's log line, and what tests assert.

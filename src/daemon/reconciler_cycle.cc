@@ -77,6 +77,7 @@ bool Reconciler::LoadAndSelect(Cycle& c, bool force_full) {
   for (const auto& t : c.repo->targets) c.declared[t.Key()] = &t;
   // Copied before demand-driven pools join: quota follows what git declares.
   if (options_.kueue) c.kueue_target = KueueTarget(*c.repo);
+  if (c.kueue_target && options_.owns && !options_.owns(c.kueue_target->Key())) c.kueue_target.reset();
 
   c.full = force_full || force_full_next_ || !initialized_ || c.now >= next_drift_;
   // Asked every pass (the hook forgets what it reported); a drift check
@@ -142,6 +143,7 @@ bool Reconciler::RefreshSelected(Cycle& c) {
   c.plan_options.allow_mass_delete = options_.allow_mass_delete;
   c.plan_options.tool_version = options_.tool_version;
   c.plan_options.fingerprint_live = false;  // plans are applied here, never saved
+  c.plan_options.owns = options_.owns;
   if (!c.full) c.plan_options.only_targets.assign(c.selected.begin(), c.selected.end());
   const std::set<std::string> projects = ProjectsToList(c);
   c.refresh_failed = RefreshProjects({projects.begin(), projects.end()}, &c.running);
@@ -311,6 +313,7 @@ void Reconciler::ReportTargets(Cycle& c) {
   // Blocked targets the planner left out, and targets gone for good.
   for (const auto& t : c.repo->targets) {
     if (seen.count(t.Key()) || !t.blocked() || (!c.full && !c.selected.count(t.Key()))) continue;
+    if (options_.owns && !options_.owns(t.Key())) continue;
     TargetReport& r = reports_[t.Key()];
     r.key = t.Key();
     r.revision = c.rev.id;
@@ -322,7 +325,9 @@ void Reconciler::ReportTargets(Cycle& c) {
   }
   for (auto it = reports_.begin(); it != reports_.end();) {
     bool considered = c.full || c.selected.count(it->first);
-    if (considered && !seen.count(it->first) && !c.declared.count(it->first)) {
+    const bool gone = considered && !seen.count(it->first) && !c.declared.count(it->first);
+    // A target whose shard moved to another replica is that replica's to report.
+    if (gone || (options_.owns && !options_.owns(it->first))) {
       backoff_.Forget(it->first);
       it = reports_.erase(it);
     } else {

@@ -81,6 +81,13 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
   json leader = nullptr;
   if (s.leader.enabled)
     leader = {{"leader", s.leader.leader}, {"identity", s.leader.identity}, {"lease", s.leader.lease}};
+  json shards = nullptr;
+  if (s.shards.enabled)
+    shards = {{"identity", s.shards.identity}, {"shards", s.shards.shards}, {"held", s.shards.held},
+              {"liveReplicas", s.shards.live_replicas}, {"fairShare", s.shards.fair_share},
+              {"ownedTargets", s.shards.owned_targets}, {"acquired", s.shards.acquired},
+              {"takeovers", s.shards.takeovers}, {"released", s.shards.released}, {"lost", s.shards.lost},
+              {"errors", s.shards.errors}, {"lastError", s.shards.last_error}};
   return {{"source", s.source},
           {"revision", s.revision},
           {"lastAppliedRevision", s.last_applied_revision},
@@ -93,7 +100,8 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"targets", targets},
           {"kueue", kueue},
           {"workloadPools", demand},
-          {"leaderElection", leader}};
+          {"leaderElection", leader},
+          {"shards", shards}};
 }
 
 }  // namespace tpu::daemon

@@ -3,11 +3,14 @@
 
 namespace tpu::kube {
 
+LeaderOnlyClient::LeaderOnlyClient(KubeClient& inner, LeaderElector& elector)
+    : LeaderOnlyClient(inner, [&elector] { return elector.IsLeader(); },
+                       "not the leader (lease " + elector.config().ns + "/" + elector.config().name + ")") {}
+
 Status LeaderOnlyClient::Check(const ResourceRef& ref, const std::string& verb) {
   if (ref.group == resources::kLeases.group && ref.resource == resources::kLeases.resource) return Status::OK();
-  if (elector_.IsLeader()) return Status::OK();
-  return Status::FailedPrecondition(verb + " " + ref.resource + ": not the leader (lease " +
-                                    elector_.config().ns + "/" + elector_.config().name + ")");
+  if (may_write_()) return Status::OK();
+  return Status::FailedPrecondition(verb + " " + ref.resource + ": " + refusal_);
 }
 
 Result<json> LeaderOnlyClient::Create(const ResourceRef& ref, const std::string& ns, const json& obj) {

@@ -1,9 +1,13 @@
-// A KubeClient that writes only while this replica leads: reads and watches
-// pass through; creates, updates, patches, applies and deletes fail with
-// FailedPrecondition "not the leader" otherwise. Hand this to the quota sync
-// and the scale-down gate so a follower can never write. Writes to Leases go
-// through regardless, since electing needs them.
+// A KubeClient that writes only while this replica may: while it leads (leader
+// election), or while it holds the shard of the Kubernetes cluster's target (a
+// sharded `watch`). Reads and watches pass through; creates, updates, patches,
+// applies and deletes fail with FailedPrecondition otherwise. Hand this to the
+// quota sync and the scale-down gate so a follower can never write. Writes to
+// Leases go through regardless, since electing and sharding need them.
 #pragma once
+
+#include <functional>
+#include <string>
 
 #include "kube/client.h"
 #include "kube/leader_election.h"
@@ -12,7 +16,10 @@ namespace tpu::kube {
 
 class LeaderOnlyClient : public KubeClient {
  public:
-  LeaderOnlyClient(KubeClient& inner, LeaderElector& elector) : inner_(inner), elector_(elector) {}
+  LeaderOnlyClient(KubeClient& inner, LeaderElector& elector);
+  // Writes while `may_write()`; `refusal` says why not ("not the leader …").
+  LeaderOnlyClient(KubeClient& inner, std::function<bool()> may_write, std::string refusal)
+      : inner_(inner), may_write_(std::move(may_write)), refusal_(std::move(refusal)) {}
 
   Result<json> Get(const ResourceRef& ref, const std::string& ns, const std::string& name) override {
     return inner_.Get(ref, ns, name);
@@ -42,7 +49,8 @@ class LeaderOnlyClient : public KubeClient {
   Status Check(const ResourceRef& ref, const std::string& verb);
 
   KubeClient& inner_;
-  LeaderElector& elector_;
+  std::function<bool()> may_write_;
+  std::string refusal_;
 };
 
 }  // namespace tpu::kube

@@ -13,6 +13,7 @@ namespace tpu::plan {
 namespace {
 
 bool Selected(const std::string& key, const PlanOptions& o) {
+  if (o.owns && !o.owns(key)) return false;
   return o.only_targets.empty() ||
          std::find(o.only_targets.begin(), o.only_targets.end(), key) != o.only_targets.end();
 }
@@ -29,6 +30,7 @@ std::vector<std::string> ProjectsToRefresh(const manifest::Repo& repo, const Pla
   for (const auto& t : repo.targets)
     if (Selected(t.Key(), options)) projects.insert(t.project);
   for (const auto& key : options.only_targets) {
+    if (options.owns && !options.owns(key)) continue;
     // A selected target may have vanished from the repo; its project still needs a look.
     size_t slash = key.find('/');
     if (slash != std::string::npos) projects.insert(key.substr(0, slash));

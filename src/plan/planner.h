@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cloud/types.h"
+#include <functional>
+
 #include "manifest/types.h"
 #include "plan/model.h"
 
@@ -21,6 +23,9 @@ struct PlanOptions {
   bool allow_mass_delete = false;  // --allow-mass-delete
   // "project/cluster" keys to plan; empty = every target (and every vanished one).
   std::vector<std::string> only_targets;
+  // The targets this replica owns (a shard of a sharded `watch`, docs/scaling.md);
+  // null: all. Others, vanished ones too, are left to their owners.
+  std::function<bool(const std::string& key)> owns;
   std::string tool_version;  // copied into Plan::tool_version
   std::string created_at;    // copied into Plan::created_at
   // Plan::live_fingerprints, which only a saved plan needs (`apply FILE`

@@ -109,7 +109,7 @@ void CloudEmulator::Impl::Record(const SimRequest& req, const SimResponse& res) 
   if (!record.is_open()) return;
   json q = json::object();
   for (const auto& [k, v] : req.query) q[k] = v;
-  json line = {{"method", req.method}, {"path", req.path}, {"query", q},
+  json line = {{"method", req.method}, {"path", req.path}, {"query", q}, {"userAgent", req.user_agent}, {"timeMs", Now()},
                {"status", res.status}, {"request", req.parsed}, {"response", res.body}};
   record << line.dump() << "\n";
   record.flush();
@@ -162,6 +162,7 @@ SimRequest ToSimRequest(const httplib::Request& r) {
   s.segments = SplitPath(r.path);
   for (const auto& [k, v] : r.params) s.query.emplace(k, v);
   s.body = r.body;
+  s.user_agent = r.get_header_value("User-Agent");
   return s;
 }
 

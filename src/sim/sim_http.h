@@ -19,6 +19,7 @@ struct SimRequest {
   std::vector<std::string> segments;          // path split on '/', empty ones dropped
   std::multimap<std::string, std::string> query;
   std::string body;                           // raw body
+  std::string user_agent;                     // as sent; recorded (audit logs keep it too)
   // Body parsed as JSON; null if empty. Mutable because validation rewrites
   // numeric enum values to their names in place (ApiSchema::Validate).
   mutable json parsed;

@@ -28,7 +28,7 @@ class ShardKeeperTest : public ::testing::Test {
 
   kubesim::KubeApiServer::Options Options() {
     kubesim::KubeApiServer::Options o;
-    o.fail = [this](const std::string&, const std::string&) { return failing_.load() ? 500 : 0; };
+    o.fail = [this](const std::string&, const std::string&, const std::string&) { return failing_.load() ? 500 : 0; };
     return o;
   }
 

@@ -315,7 +315,7 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
     Send(res, StatusReply(401, "Unauthorized", "Unauthorized"));
     return;
   }
-  if (int code = options_.fail ? options_.fail(req.method, req.path) : 0) {
+  if (int code = options_.fail ? options_.fail(req.method, req.path, req.body) : 0) {
     Send(res, StatusReply(code, "InternalError", "injected fault"));
     return;
   }

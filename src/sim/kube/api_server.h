@@ -48,9 +48,9 @@ class KubeApiServer {
     // When set, a request whose Authorization header it rejects gets 401.
     std::function<bool(const std::string& authorization)> authorize;
     // Fault injection: when set and it returns a code (500, 503…) for a
-    // request's method and path, the server answers that code with a Status
-    // body, as an API server in trouble does, and changes nothing.
-    std::function<int(const std::string& method, const std::string& path)> fail;
+    // request's method, path and body, the server answers that code with a
+    // Status body, as an API server in trouble does, and changes nothing.
+    std::function<int(const std::string& method, const std::string& path, const std::string& body)> fail;
   };
 
   explicit KubeApiServer(Options options);

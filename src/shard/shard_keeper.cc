@@ -37,7 +37,11 @@ Result<json> ShardKeeper::Write(const std::string& name, const json* current, co
   spec["leaseTransitions"] = cur.value("leaseTransitions", 0) + (transition && current ? 1 : 0);
   json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                 {"kind", "Lease"},
-                {"metadata", {{"name", name}, {"namespace", config_.ns}, {"labels", {{kShardSetLabel, config_.base}}}}},
+                {"metadata",
+                 {{"name", name},
+                  {"namespace", config_.ns},
+                  {"labels", {{kShardSetLabel, config_.base}}},
+                  {"annotations", {{kShardCountAnnotation, std::to_string(config_.shards)}}}}},
                 {"spec", spec}};
   if (!current) return client_.Create(res::kLeases, config_.ns, lease);
   lease["metadata"]["resourceVersion"] = (*current)["metadata"]["resourceVersion"];
@@ -80,6 +84,20 @@ int ShardKeeper::CountLive(const Leases& leases, SteadyTime now) const {
     if (HolderOf(lease) == config_.identity) self = true;
   }
   return self ? live : live + 1;  // we are live even when our own renew failed just now
+}
+
+Status ShardKeeper::CheckShardCount(const Leases& leases, SteadyTime now) const {
+  const std::string prefix = MemberLeaseName(config_.base, "");
+  const std::string mine = std::to_string(config_.shards);
+  for (const auto& [name, lease] : leases) {
+    if (name.rfind(prefix, 0) != 0 || Expired(name, lease, now)) continue;
+    const std::string theirs =
+        lease["metadata"].value("annotations", json::object()).value(kShardCountAnnotation, mine);
+    if (theirs != mine)
+      return Status::FailedPrecondition("replica " + HolderOf(lease) + " uses " + theirs + " shards, this one " + mine +
+                                        ": every replica of a shard set needs the same --shards");
+  }
+  return Status::OK();
 }
 
 int ShardKeeper::HeldCount() const {
@@ -171,6 +189,15 @@ Status ShardKeeper::Tick() {
     leases[name] = std::move(item);
   }
   Observe(leases, now);
+  if (Status s = CheckShardCount(leases, now); !s.ok()) {
+    // Hold nothing: the shards' Leases lapse, and nobody acts until the counts agree.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!held_.empty()) spdlog::error("shards: {} drops its {} shards: {}", config_.identity, held_.size(), s.ToString());
+    held_.clear();
+    ++counts_.errors;
+    counts_.last_error = s.ToString();
+    return s;
+  }
   const int live = CountLive(leases, now);
   const int fair = FairShare(config_.shards, live);
   {

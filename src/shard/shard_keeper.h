@@ -79,6 +79,7 @@ class ShardKeeper {
   void Observe(const Leases& leases, SteadyTime now);
   bool Expired(const std::string& name, const kube::json& lease, SteadyTime now) const;
   int CountLive(const Leases& leases, SteadyTime now) const;
+  Status CheckShardCount(const Leases& leases, SteadyTime now) const;
   void RenewHeld(Leases& leases, SteadyTime now);
   void ReleaseSurplus(const Leases& leases, int fair);
   void AcquireUpTo(const Leases& leases, int fair, SteadyTime now);

@@ -19,6 +19,9 @@ std::string MemberLeaseName(const std::string& base, const std::string& identity
 
 // The label every Lease of one shard set carries, so one list reads them all.
 inline constexpr const char* kShardSetLabel = "tpu-provisioner.io/shard-set";
+// The annotation every Lease of the set carries with the writer's shard count:
+// replicas that disagree on it would map targets differently, so none acts.
+inline constexpr const char* kShardCountAnnotation = "tpu-provisioner.io/shards";
 
 // ceil(shards / live replicas): the most shards one replica takes.
 int FairShare(int shards, int live_replicas);

@@ -212,6 +212,26 @@ TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
   std::map<std::string, int> spread;
   for (const auto& [cluster, by] : owner) spread[by]++;
   for (const auto& [by, n] : spread) std::printf("targets of %s: %d\n", by.c_str(), n);
+  // Each target is reported by exactly one replica, its owner now (at start-up the first replica
+  // holds every shard for a round, so a target's creator may have been another, one after the
+  // other), once every replica has re-planned after the shards settled.
+  std::map<std::string, std::string> reported;
+  ASSERT_TRUE(WaitUntil([&] {
+    reported.clear();
+    for (auto& [n, d] : replicas) {
+      const json status = d->Status();  // kept: a range-for over a member of a temporary dangles
+      if (!status.is_object()) return false;
+      for (const auto& t : status["targets"])
+        if (!reported.emplace(t["target"].get<std::string>(), n).second) return false;
+    }
+    return reported.size() == static_cast<size_t>(kTargets);
+  }));
+  for (auto& [n, d] : replicas) {
+    json s = d->Status();
+    EXPECT_EQ(s["shards"]["ownedTargets"], s["targets"].size()) << n;
+    const std::string metrics = d->Get("/metrics")->body;
+    EXPECT_NE(metrics.find("tpu_provisioner_shards_held{identity=\"" + n + "\"} 4"), std::string::npos) << metrics;
+  }
 
   // kill -9 the replica that holds shard 0, while every target gets a second
   // pool: the others take its targets over, and nothing is created twice.
@@ -228,6 +248,16 @@ TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
   }));
   replicas[victim]->Signal(SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitUntil([&] {
+    size_t held = 0;
+    for (auto& [n, d] : replicas)
+      if (n != victim) held += Held(*d).size();
+    return held == static_cast<size_t>(kShards);
+  }));
+  std::printf("after kill -9: every shard held again in %lld ms (lease %d s)\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - killed).count()),
+              kLeaseSeconds);
   ASSERT_TRUE(WaitUntil([&] { return AllPools(kTargets, 2); }));
   std::printf("after kill -9: all targets converged in %lld ms\n",
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(

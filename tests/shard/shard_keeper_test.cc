@@ -177,5 +177,23 @@ TEST_F(ShardKeeperTest, OwnsTargetFollowsTheShardMap) {
   }
 }
 
+TEST_F(ShardKeeperTest, ReplicasThatDisagreeOnTheShardCountHoldNothing) {
+  // Their maps would send a target to two replicas; neither acts until they agree.
+  auto a = Replica("a");
+  ASSERT_TRUE(a->Tick().ok());
+  ShardConfig other;
+  other.identity = "b";
+  other.shards = kShards * 2;
+  ShardKeeper b(*client_, env_, other);
+  Status s = b.Tick();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("same --shards"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(b.Snapshot().held.empty());
+  env_.Advance(2s);
+  EXPECT_FALSE(a->Tick().ok());  // a sees b's membership too, and lets go
+  EXPECT_TRUE(Held(*a).empty());
+  EXPECT_FALSE(a->OwnsTarget("proj/c1"));
+}
+
 }  // namespace
 }  // namespace tpu::shard

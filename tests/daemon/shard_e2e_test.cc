@@ -48,6 +48,14 @@ struct LeaseEvent {
   WallTime acquire, renew;
 };
 
+// The shards a replica says it holds (none while it does not answer).
+std::set<int> Held(DaemonProcess& d) {
+  json s = d.Status();
+  if (!s.is_object() || !s["shards"].is_object()) return {};
+  auto held = s["shards"]["held"].get<std::vector<int>>();
+  return {held.begin(), held.end()};
+}
+
 class ShardE2eTest : public KubeE2eFixture {
  protected:
   explicit ShardE2eTest(sim::CloudEmulatorOptions cloud = SlowOperations(300)) : KubeE2eFixture(std::move(cloud), Api()) {}
@@ -157,12 +165,6 @@ class ShardE2eTest : public KubeE2eFixture {
     return true;
   }
 
-  static std::set<int> Held(DaemonProcess& d) {
-    json s = d.Status();
-    if (!s.is_object() || !s["shards"].is_object()) return {};
-    auto held = s["shards"]["held"].get<std::vector<int>>();
-    return {held.begin(), held.end()};
-  }
 
   // No shard changed hands from one live holder to another without the first
   // holder's Lease having expired (by its own timestamps) or been given back.
@@ -189,34 +191,24 @@ class ShardE2eTest : public KubeE2eFixture {
   std::string failing_holder_;
 };
 
-TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
-  constexpr int kTargets = 30;
-  WriteTargets(kTargets, 1);
-  CommitAll(repo_, "thirty targets");
-  std::map<std::string, std::unique_ptr<DaemonProcess>> replicas;
-  for (const char* name : {"r0", "r1", "r2"}) replicas[name] = Replica(name);
+using Replicas = std::map<std::string, std::unique_ptr<DaemonProcess>>;
 
-  // Every target reconciled, each by exactly one replica; the shards split 4/4/4.
-  ASSERT_TRUE(WaitUntil([&] { return AllPools(kTargets, 1); })) << replicas["r0"]->Log();
-  ASSERT_TRUE(WaitUntil([&] {
-    for (auto& [n, d] : replicas)
-      if (Held(*d).size() != kShards / 3) return false;
-    return true;
-  }));
-  std::map<std::string, std::string> owner;  // cluster → replica
-  for (const auto& [pool, by] : Creates()) {
-    ASSERT_EQ(by.size(), 1u) << pool << " created more than once";
-    owner[pool.substr(0, pool.find('/'))] = by[0];
+// Every replica holds its fair share and together they hold every shard.
+bool SharesSettled(Replicas& replicas, size_t each) {
+  std::set<int> all;
+  for (auto& [n, d] : replicas) {
+    auto held = Held(*d);
+    if (held.size() != each) return false;
+    all.insert(held.begin(), held.end());
   }
-  ASSERT_EQ(owner.size(), static_cast<size_t>(kTargets));
-  std::map<std::string, int> spread;
-  for (const auto& [cluster, by] : owner) spread[by]++;
-  for (const auto& [by, n] : spread) std::printf("targets of %s: %d\n", by.c_str(), n);
-  // Each target is reported by exactly one replica, its owner now (at start-up the first replica
-  // holds every shard for a round, so a target's creator may have been another, one after the
-  // other), once every replica has re-planned after the shards settled.
+  return all.size() == static_cast<size_t>(kShards);
+}
+
+// Target → the one replica that reports it, once every target has exactly
+// one; empty if that does not happen in time.
+std::map<std::string, std::string> Reporters(Replicas& replicas, size_t targets) {
   std::map<std::string, std::string> reported;
-  ASSERT_TRUE(WaitUntil([&] {
+  bool settled = WaitUntil([&] {
     reported.clear();
     for (auto& [n, d] : replicas) {
       const json status = d->Status();  // kept: a range-for over a member of a temporary dangles
@@ -224,17 +216,42 @@ TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
       for (const auto& t : status["targets"])
         if (!reported.emplace(t["target"].get<std::string>(), n).second) return false;
     }
-    return reported.size() == static_cast<size_t>(kTargets);
-  }));
+    return reported.size() == targets;
+  });
+  if (!settled) reported.clear();
+  return reported;
+}
+
+long long MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
+  constexpr int kTargets = 30;
+  WriteTargets(kTargets, 1);
+  CommitAll(repo_, "thirty targets");
+  Replicas replicas;
+  for (const char* name : {"r0", "r1", "r2"}) replicas[name] = Replica(name);
+
+  // Every target reconciled, each by exactly one replica; the shards split 4/4/4.
+  ASSERT_TRUE(WaitUntil([&] { return AllPools(kTargets, 1); })) << replicas["r0"]->Log();
+  ASSERT_TRUE(WaitUntil([&] { return SharesSettled(replicas, kShards / 3); }));
+  for (const auto& [pool, by] : Creates()) ASSERT_EQ(by.size(), 1u) << pool << " created more than once";
+  // Each target is reported by exactly one replica, its owner now. (At start-up the first replica
+  // holds every shard for a round, so a target's creator may have been another, one after the other.)
+  const std::map<std::string, std::string> owner = Reporters(replicas, kTargets);
+  ASSERT_EQ(owner.size(), static_cast<size_t>(kTargets));
+  std::map<std::string, int> spread;
+  for (const auto& [target, by] : owner) spread[by]++;
   for (auto& [n, d] : replicas) {
-    json s = d->Status();
-    EXPECT_EQ(s["shards"]["ownedTargets"], s["targets"].size()) << n;
+    std::printf("targets of %s: %d\n", n.c_str(), spread[n]);
+    EXPECT_EQ(d->Status()["shards"]["ownedTargets"], spread[n]) << n;
     const std::string metrics = d->Get("/metrics")->body;
     EXPECT_NE(metrics.find("tpu_provisioner_shards_held{identity=\"" + n + "\"} 4"), std::string::npos) << metrics;
   }
 
-  // kill -9 the replica that holds shard 0, while every target gets a second
-  // pool: the others take its targets over, and nothing is created twice.
+  // kill -9 the replica that holds shard 0 once it is creating second pools:
+  // the others take its targets over, and nothing is created twice.
   std::string victim;
   for (auto& [n, d] : replicas)
     if (Held(*d).count(0)) victim = n;
@@ -254,42 +271,24 @@ TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
       if (n != victim) held += Held(*d).size();
     return held == static_cast<size_t>(kShards);
   }));
-  std::printf("after kill -9: every shard held again in %lld ms (lease %d s)\n",
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         std::chrono::steady_clock::now() - killed).count()),
-              kLeaseSeconds);
+  std::printf("after kill -9: every shard held again in %lld ms (lease %d s)\n", MsSince(killed), kLeaseSeconds);
   ASSERT_TRUE(WaitUntil([&] { return AllPools(kTargets, 2); }));
-  std::printf("after kill -9: all targets converged in %lld ms\n",
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         std::chrono::steady_clock::now() - killed).count()));
-  int taken_over = 0;
+  std::printf("after kill -9: all targets converged in %lld ms\n", MsSince(killed));
+  int finished_by_others = 0;
   for (const auto& [pool, by] : Creates()) {
     EXPECT_EQ(by.size(), 1u) << pool << " created more than once";
-    if (pool.find("/train-1") != std::string::npos && owner[pool.substr(0, pool.find('/'))] == victim &&
-        by[0] != victim)
-      ++taken_over;
+    const std::string target = std::string(kProject) + "/" + pool.substr(0, pool.find('/'));
+    if (owner.at(target) == victim && by[0] != victim) ++finished_by_others;
   }
-  EXPECT_GT(taken_over, 0);  // the victim's targets were finished by the others
+  EXPECT_GT(finished_by_others, 0);
   int takeovers = 0;
   for (auto& [n, d] : replicas)
     if (n != victim) takeovers += d->Status()["shards"]["takeovers"].get<int>();
   EXPECT_EQ(takeovers, kShards / 3);
 
-  // Restarted, it gets its fair share back.
+  // Restarted, it gets its fair share back, and no shard was ever held twice.
   replicas[victim] = Replica(victim, victim + "-restarted.log");  // a new log: the old one names the old port
-  ASSERT_TRUE(WaitUntil([&] {
-    std::set<int> all;
-    for (auto& [n, d] : replicas) {
-      auto held = Held(*d);
-      if (held.size() != kShards / 3) return false;
-      all.insert(held.begin(), held.end());
-    }
-    return all.size() == static_cast<size_t>(kShards);
-  })) << [&] {
-    std::string out;
-    for (auto& [n, d] : replicas) out += n + ": " + d->Status()["shards"].dump() + "\n";
-    return out;
-  }();
+  ASSERT_TRUE(WaitUntil([&] { return SharesSettled(replicas, kShards / 3); }));
   ExpectNoShardHeldTwice();
 }
 

@@ -41,9 +41,12 @@ struct KubeFlags {
   std::string renew_deadline = "10s";
   std::string retry_period = "2s";
   int shards = 0;          // --shards N
-  std::string shard_mode;  // --shard-mode auto: kAutoShards unless --shards says otherwise
+  std::string shard_mode;  // --shard-mode auto: kAutoShards unless --shards says otherwise; off: none
 
-  int ShardCount() const { return shards > 0 ? shards : shard_mode == "auto" ? kAutoShards : 0; }
+  int ShardCount() const {
+    if (shard_mode == "off") return 0;
+    return shards > 0 ? shards : shard_mode == "auto" ? kAutoShards : 0;
+  }
   // Enough for 32 replicas, and fine enough that targets spread evenly over 3.
   static constexpr int kAutoShards = 32;
 

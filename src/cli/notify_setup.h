@@ -12,8 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include "base/status.h"
-#include "http/curl_transport.h"
 #include "daemon/notifier.h"
+#include "http/curl_transport.h"
 
 namespace tpu::cli {
 

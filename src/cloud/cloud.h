@@ -12,11 +12,11 @@
 #include "cloud/api_caller.h"
 #include "cloud/compute_client.h"
 #include "cloud/credentials.h"
-#include "http/curl_transport.h"
 #include "cloud/endpoints.h"
 #include "cloud/gke_client.h"
 #include "cloud/operation_poll.h"
 #include "cloud/refresh.h"
+#include "http/curl_transport.h"
 
 namespace tpu::cloud {
 

@@ -13,9 +13,9 @@
 
 #include "base/fake_env.h"
 #include "cloud/api_caller.h"
-#include "http/curl_transport.h"
 #include "cloud/jwt.h"
 #include "cloud/test_keys.h"
+#include "http/curl_transport.h"
 #include "http/test_server.h"
 
 namespace tpu::cloud {

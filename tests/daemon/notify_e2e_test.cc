@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fake_env.h"
-#include "http/curl_transport.h"
 #include "daemon/daemon_fixture.h"
-#include "source/git_sources.h"
 #include "daemon/notifier.h"
 #include "daemon/reconciler.h"
+#include "http/curl_transport.h"
+#include "source/git_sources.h"
 #include "source/webhook_signature.h"
 
 namespace tpu::daemon {

@@ -208,7 +208,7 @@ Status ShardKeeper::Tick() {
   }
   RenewHeld(leases, now);
   ReleaseSurplus(leases, fair);
-  AcquireUpTo(leases, fair, now);
+  if (rounds_++ >= config_.join_rounds) AcquireUpTo(leases, fair, now);
   return Status::OK();
 }
 

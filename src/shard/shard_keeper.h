@@ -35,6 +35,10 @@ struct ShardConfig {
   int shards = 16;
   std::chrono::seconds lease_duration{15};
   std::chrono::seconds renew_deadline{10};  // < lease_duration
+  // Rounds a new replica only announces itself before it takes shards, so
+  // replicas started together see each other first instead of the first one
+  // taking every shard and giving most of them back a round later.
+  int join_rounds = 1;
 };
 
 struct ShardSnapshot {
@@ -91,6 +95,7 @@ class ShardKeeper {
   const Clock& clock_;
   const ShardConfig config_;
   std::map<std::string, Seen> seen_;  // Tick's thread only
+  int rounds_ = 0;                    // Tick's thread only: successful rounds so far
   mutable std::mutex mu_;
   std::map<int, SteadyTime> held_;  // shard → when its last successful renew was sent; guarded by mu_
   ShardSnapshot counts_;           // guarded by mu_ (held filled in by Snapshot)

@@ -237,8 +237,9 @@ TEST_F(ShardE2eTest, ThreeReplicasShareThirtyTargetsTakeOverAndRebalance) {
   ASSERT_TRUE(WaitUntil([&] { return AllPools(kTargets, 1); })) << replicas["r0"]->Log();
   ASSERT_TRUE(WaitUntil([&] { return SharesSettled(replicas, kShards / 3); }));
   for (const auto& [pool, by] : Creates()) ASSERT_EQ(by.size(), 1u) << pool << " created more than once";
-  // Each target is reported by exactly one replica, its owner now. (At start-up the first replica
-  // holds every shard for a round, so a target's creator may have been another, one after the other.)
+  // Each target is reported by exactly one replica, its owner now. (A replica that starts a round
+  // before the others may hold more than its share for a round, so a target's creator may have been
+  // another, one after the other.)
   const std::map<std::string, std::string> owner = Reporters(replicas, kTargets);
   ASSERT_EQ(owner.size(), static_cast<size_t>(kTargets));
   std::map<std::string, int> spread;

@@ -43,6 +43,7 @@ class ShardKeeperTest : public ::testing::Test {
     ShardConfig c;
     c.identity = identity;
     c.shards = kShards;
+    c.join_rounds = 0;  // takes shards at its first round (the join round has a test of its own)
     return std::make_unique<ShardKeeper>(*client_, env_, c);
   }
 
@@ -184,6 +185,7 @@ TEST_F(ShardKeeperTest, ReplicasThatDisagreeOnTheShardCountHoldNothing) {
   ShardConfig other;
   other.identity = "b";
   other.shards = kShards * 2;
+  other.join_rounds = 0;
   ShardKeeper b(*client_, env_, other);
   Status s = b.Tick();
   EXPECT_FALSE(s.ok());
@@ -193,6 +195,25 @@ TEST_F(ShardKeeperTest, ReplicasThatDisagreeOnTheShardCountHoldNothing) {
   EXPECT_FALSE(a->Tick().ok());  // a sees b's membership too, and lets go
   EXPECT_TRUE(Held(*a).empty());
   EXPECT_FALSE(a->OwnsTarget("proj/c1"));
+}
+
+TEST_F(ShardKeeperTest, ReplicasStartedTogetherSeeEachOtherBeforeTakingShards) {
+  ShardConfig c;
+  c.shards = kShards;  // the default join round
+  c.identity = "a";
+  ShardKeeper a(*client_, env_, c);
+  c.identity = "b";
+  ShardKeeper b(*client_, env_, c);
+  ASSERT_TRUE(a.Tick().ok());  // announces itself, takes nothing
+  ASSERT_TRUE(b.Tick().ok());
+  EXPECT_TRUE(Held(a).empty());
+  EXPECT_TRUE(Held(b).empty());
+  env_.Advance(2s);
+  ASSERT_TRUE(a.Tick().ok());  // sees b: takes half, not all
+  ASSERT_TRUE(b.Tick().ok());
+  EXPECT_EQ(Held(a).size(), static_cast<size_t>(kShards / 2));
+  EXPECT_EQ(Held(b).size(), static_cast<size_t>(kShards / 2));
+  EXPECT_EQ(a.Snapshot().released, 0u);  // nothing taken only to be given back
 }
 
 }  // namespace

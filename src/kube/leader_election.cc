@@ -1,6 +1,7 @@
 // Lease acquisition, renewal and release.
 #include "kube/leader_election.h"
 
+#include "kube/lease.h"
 #include "kube/status_errors.h"
 
 namespace tpu::kube {
@@ -9,23 +10,8 @@ LeaderElector::LeaderElector(KubeClient& client, Clock& clock, LeaseConfig confi
     : client_(client), clock_(clock), config_(std::move(config)) {}
 
 json LeaderElector::LeaseFor(const json* current, bool transition) const {
-  const std::string now = FormatMicroTime(clock_.WallNow());
-  json spec = {{"holderIdentity", config_.identity},
-               {"leaseDurationSeconds", config_.lease_duration.count()},
-               {"renewTime", now}};
-  int transitions = 0;
-  std::string acquire = now;
-  if (current) {
-    const json cur = current->value("spec", json::object());
-    transitions = cur.value("leaseTransitions", 0);
-    if (!transition) acquire = cur.value("acquireTime", now);
-  }
-  spec["acquireTime"] = acquire;
-  spec["leaseTransitions"] = transitions + (transition && current ? 1 : 0);
-  json lease = {{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
-                {"metadata", {{"name", config_.name}, {"namespace", config_.ns}}}, {"spec", spec}};
-  if (current) lease["metadata"]["resourceVersion"] = (*current)["metadata"]["resourceVersion"];
-  return lease;
+  return LeaseObject(config_.ns, config_.name, config_.identity, config_.lease_duration, clock_.WallNow(), current,
+                     transition);
 }
 
 Result<bool> LeaderElector::TryAcquireOrRenew() {
@@ -40,17 +26,15 @@ Result<bool> LeaderElector::TryAcquireOrRenew() {
     renewed_at_ = now;
     return true;
   }
-  const json spec = current->value("spec", json::object());
-  const std::string holder = spec.value("holderIdentity", "");
-  const std::string record = holder + "|" + spec.value("renewTime", "");
+  const std::string holder = LeaseHolder(*current);
+  const std::string record = LeaseRecord(*current);
   if (record != observed_record_) {
     observed_record_ = record;
     observed_at_ = now;
   }
   const bool mine = holder == config_.identity;
   if (!mine && !holder.empty()) {
-    auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", 15));
-    if (now < observed_at_ + duration) {
+    if (now < observed_at_ + LeaseDuration(*current)) {
       renewed_at_.reset();
       return false;  // held by a live replica
     }
@@ -62,8 +46,7 @@ Result<bool> LeaderElector::TryAcquireOrRenew() {
   }
   if (!updated.ok()) return updated.status();
   renewed_at_ = now;
-  const json uspec = (*updated)["spec"];
-  observed_record_ = uspec.value("holderIdentity", "") + "|" + uspec.value("renewTime", "");
+  observed_record_ = LeaseRecord(*updated);
   observed_at_ = now;
   return true;
 }
@@ -79,7 +62,7 @@ Status LeaderElector::Release() {
   renewed_at_.reset();
   auto current = client_.Get(resources::kLeases, config_.ns, config_.name);
   if (!current.ok()) return IsNotFound(current.status()) ? Status::OK() : current.status();
-  if ((*current)["spec"].value("holderIdentity", "") != config_.identity) return Status::OK();
+  if (LeaseHolder(*current) != config_.identity) return Status::OK();
   json lease = *current;
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;

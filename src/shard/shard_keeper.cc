@@ -5,9 +5,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "kube/lease.h"
 #include "kube/resource.h"
 #include "kube/status_errors.h"
-#include "kube/timestamps.h"
 #include "shard/shard_map.h"
 
 namespace tpu::shard {
@@ -17,42 +17,28 @@ namespace res = kube::resources;
 using kube::json;
 
 std::string NameOf(const json& lease) { return lease["metadata"].value("name", ""); }
-std::string HolderOf(const json& lease) { return lease.value("spec", json::object()).value("holderIdentity", ""); }
 
 }  // namespace
 
 ShardKeeper::ShardKeeper(kube::KubeClient& client, const Clock& clock, ShardConfig config)
     : client_(client), clock_(clock), config_(std::move(config)) {}
 
-// A Lease of the set written by us: held by `holder` ("" gives it back),
-// renewed now, with the read resourceVersion so a concurrent writer conflicts.
+// A Lease of the set written by us (kube/lease.h), labelled as the set's and
+// marked with our shard count.
 Result<json> ShardKeeper::Write(const std::string& name, const json* current, const std::string& holder,
                                 bool transition) {
-  const std::string now = kube::FormatMicroTime(clock_.WallNow());
-  json spec = {{"holderIdentity", holder},
-               {"leaseDurationSeconds", config_.lease_duration.count()},
-               {"renewTime", now}};
-  const json cur = current ? current->value("spec", json::object()) : json::object();
-  spec["acquireTime"] = transition ? now : cur.value("acquireTime", now);
-  spec["leaseTransitions"] = cur.value("leaseTransitions", 0) + (transition && current ? 1 : 0);
-  json lease = {{"apiVersion", "coordination.k8s.io/v1"},
-                {"kind", "Lease"},
-                {"metadata",
-                 {{"name", name},
-                  {"namespace", config_.ns},
-                  {"labels", {{kShardSetLabel, config_.base}}},
-                  {"annotations", {{kShardCountAnnotation, std::to_string(config_.shards)}}}}},
-                {"spec", spec}};
-  if (!current) return client_.Create(res::kLeases, config_.ns, lease);
-  lease["metadata"]["resourceVersion"] = (*current)["metadata"]["resourceVersion"];
-  return client_.Update(res::kLeases, config_.ns, lease);
+  json lease = kube::LeaseObject(config_.ns, name, holder, config_.lease_duration, clock_.WallNow(), current,
+                                 transition);
+  lease["metadata"]["labels"] = {{kShardSetLabel, config_.base}};
+  lease["metadata"]["annotations"] = {{kShardCountAnnotation, std::to_string(config_.shards)}};
+  return current ? client_.Update(res::kLeases, config_.ns, lease) : client_.Create(res::kLeases, config_.ns, lease);
 }
 
-Status ShardKeeper::RenewMembership() {
-  const std::string name = MemberLeaseName(config_.base, config_.identity);
-  auto current = client_.Get(res::kLeases, config_.ns, name);
-  if (!current.ok() && !kube::IsNotFound(current.status())) return current.status();
-  auto written = Write(name, current.ok() ? &*current : nullptr, config_.identity, !current.ok());
+// From the list just read, so a round costs no extra read.
+Status ShardKeeper::RenewMembership(const Leases& leases) {
+  auto it = leases.find(MemberLeaseName(config_.base, config_.identity));
+  const json* current = it == leases.end() ? nullptr : &it->second;
+  auto written = Write(MemberLeaseName(config_.base, config_.identity), current, config_.identity, !current);
   return written.ok() || kube::IsConflict(written.status()) || kube::IsAlreadyExists(written.status())
              ? Status::OK()
              : written.status();
@@ -60,41 +46,41 @@ Status ShardKeeper::RenewMembership() {
 
 void ShardKeeper::Observe(const Leases& leases, SteadyTime now) {
   for (const auto& [name, lease] : leases) {
-    std::string record = HolderOf(lease) + "|" + lease.value("spec", json::object()).value("renewTime", "");
+    std::string record = kube::LeaseRecord(lease);
     auto it = seen_.find(name);
     if (it == seen_.end() || it->second.record != record) seen_[name] = {record, now};
   }
 }
 
 bool ShardKeeper::Expired(const std::string& name, const json& lease, SteadyTime now) const {
-  if (HolderOf(lease).empty()) return true;
+  if (kube::LeaseHolder(lease).empty()) return true;
   auto it = seen_.find(name);
   if (it == seen_.end()) return false;
-  auto duration = std::chrono::seconds(lease["spec"].value("leaseDurationSeconds", 15));
-  return now >= it->second.since + duration;
+  return now >= it->second.since + kube::LeaseDuration(lease);
 }
 
-int ShardKeeper::CountLive(const Leases& leases, SteadyTime now) const {
+std::vector<const json*> ShardKeeper::LiveMembers(const Leases& leases, SteadyTime now) const {
   const std::string prefix = MemberLeaseName(config_.base, "");
-  int live = 0;
-  bool self = false;
-  for (const auto& [name, lease] : leases) {
-    if (name.rfind(prefix, 0) != 0 || Expired(name, lease, now)) continue;
-    ++live;
-    if (HolderOf(lease) == config_.identity) self = true;
-  }
-  return self ? live : live + 1;  // we are live even when our own renew failed just now
+  std::vector<const json*> live;
+  for (const auto& [name, lease] : leases)
+    if (name.rfind(prefix, 0) == 0 && !Expired(name, lease, now)) live.push_back(&lease);
+  return live;
 }
 
-Status ShardKeeper::CheckShardCount(const Leases& leases, SteadyTime now) const {
-  const std::string prefix = MemberLeaseName(config_.base, "");
+int ShardKeeper::CountLive(const std::vector<const json*>& members) const {
+  for (const json* m : members)
+    if (kube::LeaseHolder(*m) == config_.identity) return static_cast<int>(members.size());
+  return static_cast<int>(members.size()) + 1;  // we are live even when our own record looks stale
+}
+
+Status ShardKeeper::CheckShardCount(const std::vector<const json*>& members) const {
   const std::string mine = std::to_string(config_.shards);
-  for (const auto& [name, lease] : leases) {
-    if (name.rfind(prefix, 0) != 0 || Expired(name, lease, now)) continue;
+  for (const json* lease : members) {
     const std::string theirs =
-        lease["metadata"].value("annotations", json::object()).value(kShardCountAnnotation, mine);
+        (*lease)["metadata"].value("annotations", json::object()).value(kShardCountAnnotation, mine);
     if (theirs != mine)
-      return Status::FailedPrecondition("replica " + HolderOf(lease) + " uses " + theirs + " shards, this one " + mine +
+      return Status::FailedPrecondition("replica " + kube::LeaseHolder(*lease) + " uses " + theirs +
+                                        " shards, this one " + mine +
                                         ": every replica of a shard set needs the same --shards");
   }
   return Status::OK();
@@ -114,7 +100,7 @@ void ShardKeeper::RenewHeld(Leases& leases, SteadyTime now) {
   for (int shard : held) {
     const std::string name = ShardLeaseName(config_.base, shard);
     auto it = leases.find(name);
-    const bool ours = it != leases.end() && HolderOf(it->second) == config_.identity;
+    const bool ours = it != leases.end() && kube::LeaseHolder(it->second) == config_.identity;
     Result<json> renewed = ours ? Write(name, &it->second, config_.identity, false)
                                 : Result<json>(Status::FailedPrecondition(name + " is held by another replica"));
     if (renewed.ok()) it->second = *renewed;  // its new resourceVersion, for a release this round
@@ -143,7 +129,7 @@ void ShardKeeper::ReleaseSurplus(const Leases& leases, int fair) {
     const std::string name = ShardLeaseName(config_.base, shard);
     auto it = leases.find(name);
     // A failed release is harmless: the Lease expires, and we no longer act on it.
-    if (it != leases.end() && HolderOf(it->second) == config_.identity) (void)Write(name, &it->second, "", false);
+    if (it != leases.end() && kube::LeaseHolder(it->second) == config_.identity) (void)Write(name, &it->second, "", false);
     spdlog::info("shards: {} released shard {} (fair share {})", config_.identity, shard, fair);
   }
 }
@@ -157,7 +143,7 @@ void ShardKeeper::AcquireUpTo(const Leases& leases, int fair, SteadyTime now) {
     const std::string name = ShardLeaseName(config_.base, shard);
     auto it = leases.find(name);
     const json* current = it == leases.end() ? nullptr : &it->second;
-    const std::string previous = current ? HolderOf(*current) : "";
+    const std::string previous = current ? kube::LeaseHolder(*current) : "";
     if (current && previous != config_.identity && !Expired(name, *current, now)) continue;
     auto taken = Write(name, current, config_.identity, previous != config_.identity);
     if (!taken.ok()) continue;  // another replica was faster (409), or an error: next round
@@ -173,23 +159,26 @@ void ShardKeeper::AcquireUpTo(const Leases& leases, int fair, SteadyTime now) {
 
 Status ShardKeeper::Tick() {
   const SteadyTime now = clock_.Now();
-  Status status = RenewMembership();
   kube::ListOptions lo;
   lo.label_selector = std::string(kShardSetLabel) + "=" + config_.base;
-  auto list = status.ok() ? client_.List(kube::resources::kLeases, config_.ns, lo) : Result<kube::ObjectList>(status);
-  if (!list.ok()) {
+  auto list = client_.List(kube::resources::kLeases, config_.ns, lo);
+  Leases leases;  // as read, then as we wrote them
+  if (list.ok()) {
+    for (auto& item : list->items) {
+      std::string name = NameOf(item);  // before the move: json's operator= takes its argument first
+      leases[name] = std::move(item);
+    }
+  }
+  Status status = list.ok() ? RenewMembership(leases) : list.status();
+  if (!status.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     ++counts_.errors;
-    counts_.last_error = list.status().ToString();
-    return list.status();
-  }
-  Leases leases;  // as read, then as we wrote them
-  for (auto& item : list->items) {
-    std::string name = NameOf(item);  // before the move: json's operator= takes its argument first
-    leases[name] = std::move(item);
+    counts_.last_error = status.ToString();
+    return status;
   }
   Observe(leases, now);
-  if (Status s = CheckShardCount(leases, now); !s.ok()) {
+  const std::vector<const json*> members = LiveMembers(leases, now);
+  if (Status s = CheckShardCount(members); !s.ok()) {
     // Hold nothing: the shards' Leases lapse, and nobody acts until the counts agree.
     std::lock_guard<std::mutex> lock(mu_);
     if (!held_.empty()) spdlog::error("shards: {} drops its {} shards: {}", config_.identity, held_.size(), s.ToString());
@@ -198,7 +187,7 @@ Status ShardKeeper::Tick() {
     counts_.last_error = s.ToString();
     return s;
   }
-  const int live = CountLive(leases, now);
+  const int live = CountLive(members);
   const int fair = FairShare(config_.shards, live);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -243,7 +232,7 @@ Status ShardKeeper::ReleaseAll() {
   for (int shard : held) {
     const std::string name = ShardLeaseName(config_.base, shard);
     auto current = client_.Get(kube::resources::kLeases, config_.ns, name);
-    if (!current.ok() || HolderOf(*current) != config_.identity) continue;
+    if (!current.ok() || kube::LeaseHolder(*current) != config_.identity) continue;
     auto r = Write(name, &*current, "", false);
     if (!r.ok() && first.ok()) first = r.status();
   }

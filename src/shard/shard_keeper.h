@@ -58,7 +58,7 @@ class ShardKeeper {
   // `client` and `clock` must outlive the keeper.
   ShardKeeper(kube::KubeClient& client, const Clock& clock, ShardConfig config);
 
-  // One round: renew our membership, read every Lease of the set (one list),
+  // One round: read every Lease of the set (one list), renew our membership,
   // renew the shards we hold, give back any over the fair share, and take free
   // or expired shards up to it. An error leaves held shards to lapse at their
   // renew deadline.
@@ -79,11 +79,13 @@ class ShardKeeper {
   };
   using Leases = std::map<std::string, kube::json>;  // by name
 
-  Status RenewMembership();
+  Status RenewMembership(const Leases& leases);
   void Observe(const Leases& leases, SteadyTime now);
   bool Expired(const std::string& name, const kube::json& lease, SteadyTime now) const;
-  int CountLive(const Leases& leases, SteadyTime now) const;
-  Status CheckShardCount(const Leases& leases, SteadyTime now) const;
+  // The membership Leases of live replicas.
+  std::vector<const kube::json*> LiveMembers(const Leases& leases, SteadyTime now) const;
+  int CountLive(const std::vector<const kube::json*>& members) const;
+  Status CheckShardCount(const std::vector<const kube::json*>& members) const;
   void RenewHeld(Leases& leases, SteadyTime now);
   void ReleaseSurplus(const Leases& leases, int fair);
   void AcquireUpTo(const Leases& leases, int fair, SteadyTime now);

@@ -113,6 +113,9 @@ class Reconciler {
   DaemonStatus Snapshot() const;
 
  private:
+  // This replica owns the target (always, unless sharded).
+  bool Owns(const std::string& key) const { return !options_.owns || options_.owns(key); }
+
   struct ApplyOutcome {
     int done = 0, failed = 0, waiting = 0, cancelled = 0, skipped = 0;
     std::string first_error;

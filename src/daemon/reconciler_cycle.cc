@@ -77,7 +77,7 @@ bool Reconciler::LoadAndSelect(Cycle& c, bool force_full) {
   for (const auto& t : c.repo->targets) c.declared[t.Key()] = &t;
   // Copied before demand-driven pools join: quota follows what git declares.
   if (options_.kueue) c.kueue_target = KueueTarget(*c.repo);
-  if (c.kueue_target && options_.owns && !options_.owns(c.kueue_target->Key())) c.kueue_target.reset();
+  if (c.kueue_target && !Owns(c.kueue_target->Key())) c.kueue_target.reset();
 
   c.full = force_full || force_full_next_ || !initialized_ || c.now >= next_drift_;
   // Asked every pass (the hook forgets what it reported); a drift check
@@ -313,7 +313,7 @@ void Reconciler::ReportTargets(Cycle& c) {
   // Blocked targets the planner left out, and targets gone for good.
   for (const auto& t : c.repo->targets) {
     if (seen.count(t.Key()) || !t.blocked() || (!c.full && !c.selected.count(t.Key()))) continue;
-    if (options_.owns && !options_.owns(t.Key())) continue;
+    if (!Owns(t.Key())) continue;
     TargetReport& r = reports_[t.Key()];
     r.key = t.Key();
     r.revision = c.rev.id;
@@ -327,7 +327,7 @@ void Reconciler::ReportTargets(Cycle& c) {
     bool considered = c.full || c.selected.count(it->first);
     const bool gone = considered && !seen.count(it->first) && !c.declared.count(it->first);
     // A target whose shard moved to another replica is that replica's to report.
-    if (gone || (options_.owns && !options_.owns(it->first))) {
+    if (gone || !Owns(it->first)) {
       backoff_.Forget(it->first);
       it = reports_.erase(it);
     } else {

@@ -109,6 +109,11 @@ void SetMethod(CURL* h, const HttpRequest& request) {
   }
 }
 
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
 size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   auto* response = static_cast<HttpResponse*>(user);
   std::string line(data, size * n);
@@ -119,19 +124,13 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   }
   auto colon = line.find(':');
   if (colon == std::string::npos) return size * n;
-  std::string name = line.substr(0, colon);
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string name = Lower(line.substr(0, colon));
   std::string value = line.substr(colon + 1);
   auto first = value.find_first_not_of(" \t");
   auto last = value.find_last_not_of(" \t\r\n");
   value = first == std::string::npos ? "" : value.substr(first, last - first + 1);
   response->headers.emplace_back(std::move(name), std::move(value));
   return size * n;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/base64.h"
+
 namespace tpu::kube {
 namespace {
 
@@ -31,22 +33,10 @@ std::string Resolve(const std::string& path, const std::string& dir) {
   return (fs::path(dir) / path).string();
 }
 
-bool Base64Decode(const std::string& in, std::string* out) {
-  static const std::string kChars =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  int val = 0, bits = -8;
-  for (char c : in) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    size_t pos = kChars.find(c);
-    if (pos == std::string::npos) return false;
-    val = (val << 6) + static_cast<int>(pos);
-    bits += 6;
-    if (bits >= 0) {
-      out->push_back(static_cast<char>((val >> bits) & 0xFF));
-      bits -= 8;
-    }
-  }
-  return true;
+bool DecodeInto(const std::string& in, std::string* out) {
+  auto decoded = Base64Decode(in);
+  if (decoded) *out = std::move(*decoded);
+  return decoded.has_value();
 }
 
 // NotFound when the file does not exist: kubectl skips missing list entries.
@@ -105,7 +95,7 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, const s
   if (rc.server.empty()) return Status::InvalidArgument("kubeconfig: cluster \"" + cluster_name + "\" has no server");
   rc.ca_file = Resolve(Str(c, "certificate-authority"), cluster->second.dir);
   if (!Str(c, "certificate-authority-data").empty() &&
-      !Base64Decode(Str(c, "certificate-authority-data"), &rc.ca_pem)) {
+      !DecodeInto(Str(c, "certificate-authority-data"), &rc.ca_pem)) {
     return Status::InvalidArgument("kubeconfig: certificate-authority-data is not base64");
   }
   rc.insecure_skip_tls_verify = Str(c, "insecure-skip-tls-verify") == "true";
@@ -121,8 +111,8 @@ Result<RestConfig> LoadKubeconfig(const std::vector<std::string>& paths, const s
   rc.client_cert_file = Resolve(Str(u, "client-certificate"), dir);
   rc.client_key_file = Resolve(Str(u, "client-key"), dir);
   if ((!Str(u, "client-certificate-data").empty() &&
-       !Base64Decode(Str(u, "client-certificate-data"), &rc.client_cert_pem)) ||
-      (!Str(u, "client-key-data").empty() && !Base64Decode(Str(u, "client-key-data"), &rc.client_key_pem))) {
+       !DecodeInto(Str(u, "client-certificate-data"), &rc.client_cert_pem)) ||
+      (!Str(u, "client-key-data").empty() && !DecodeInto(Str(u, "client-key-data"), &rc.client_key_pem))) {
     return Status::InvalidArgument("kubeconfig: user \"" + user_name + "\": client data is not base64");
   }
   if (!Str(u, "token").empty()) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "sim/kube/bootstrap_tokens.h"
 #include "sim/kube/selector.h"
 
 namespace tpu::kubesim {
@@ -310,11 +311,31 @@ void KubeApiServer::Watch(const httplib::Request& req, httplib::Response& res, c
       });
 }
 
-void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
-  if (options_.authorize && !options_.authorize(req.get_header_value("Authorization"))) {
-    Send(res, StatusReply(401, "Unauthorized", "Unauthorized"));
-    return;
+// A joining node's bootstrap token, else the configured check, decides who may call.
+bool KubeApiServer::Authorize(const httplib::Request& req, httplib::Response& res) {
+  const std::string authorization = req.get_header_value("Authorization");
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+  switch (CheckBootstrapToken(store_, *Find("", "v1", "secrets"), authorization, now_s)) {
+    case BootstrapAuth::kValid:
+      if (BootstrapMayCall(req.method, req.path)) return true;
+      Send(res, StatusReply(403, "Forbidden", "bootstrap tokens may only register a Node"));
+      return false;
+    case BootstrapAuth::kInvalid:
+      Send(res, StatusReply(401, "Unauthorized", "Unauthorized"));
+      return false;
+    case BootstrapAuth::kNotBootstrap:
+      break;
   }
+  if (options_.authorize && !options_.authorize(authorization)) {
+    Send(res, StatusReply(401, "Unauthorized", "Unauthorized"));
+    return false;
+  }
+  return true;
+}
+
+void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
+  if (!Authorize(req, res)) return;
   if (int code = options_.fail ? options_.fail(req.method, req.path, req.body) : 0) {
     Send(res, StatusReply(code, "InternalError", "injected fault"));
     return;
@@ -329,6 +350,7 @@ void KubeApiServer::Route(const httplib::Request& req, httplib::Response& res) {
       Send(res, StatusReply(400, "BadRequest", "the request body is not valid JSON"));
       return;
     }
+    if (target.type->resource == "secrets" && target.type->group.empty()) NormalizeSecret(body);
   }
   if (req.method == "GET" && target.name.empty()) {
     bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";

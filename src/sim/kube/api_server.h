@@ -88,6 +88,8 @@ class KubeApiServer {
     std::string ns, name, subresource;
   };
   void Route(const httplib::Request& req, httplib::Response& res);
+  // False (and the reply sent) when the caller may not make this request.
+  bool Authorize(const httplib::Request& req, httplib::Response& res);
   bool Resolve(const httplib::Request& req, httplib::Response& res, Target* target);
   void Discovery(const httplib::Request& req, httplib::Response& res);
   void List(const httplib::Request& req, httplib::Response& res, const Target& target);

@@ -19,6 +19,7 @@ std::vector<ResourceType> BuiltinTypes() {
       {"", "v1", "pods", "Pod", true, true, pod_lists},
       {"", "v1", "events", "Event", true, false, {}},
       {"", "v1", "configmaps", "ConfigMap", true, false, {}},
+      {"", "v1", "secrets", "Secret", true, false, {}},
       {"coordination.k8s.io", "v1", "leases", "Lease", true, false, {}},
   };
 }

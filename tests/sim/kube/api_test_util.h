@@ -18,6 +18,8 @@ struct Answer {
 class Raw {
  public:
   explicit Raw(int port) : client_("127.0.0.1", port) {}
+  // Every later request carries "Authorization: Bearer <token>".
+  void SetBearer(const std::string& token) { client_.set_bearer_token_auth(token); }
   Answer Get(const std::string& path) { return Wrap(client_.Get(path.c_str())); }
   Answer Post(const std::string& path, const nlohmann::json& body) {
     return Wrap(client_.Post(path.c_str(), body.dump(), "application/json"));

@@ -82,13 +82,14 @@ metadata() {
 }
 
 # wait_for PATH [optional]: polls PATH until it has a value (printed) or the
-# deadline passes (returns 1). With "optional", an absent key prints nothing.
+# deadline passes (returns 1). With "optional", an absent or empty key prints
+# nothing: only a server that does not answer is waited for.
 wait_for() {
   local path="$1" optional="${2:-}" value rc
   while :; do
     rc=0
     value="$(metadata "$path")" || rc=$?
-    if ((rc == 0)) && [[ -n $value ]]; then
+    if ((rc == 0)) && [[ -n $value || -n $optional ]]; then
       printf '%s' "$value"
       return 0
     fi

@@ -302,6 +302,21 @@ TEST_F(JoinScriptTest, OlderKubeadmGetsV1beta3AndABareHostGets6443) {
   EXPECT_NE(Err().find("warning: the template asks for Kubernetes 1.31"), std::string::npos) << Err();
 }
 
+// A template without kube-labels (or with an empty one) still joins: no
+// node-labels flag, a warning, and no wait for a key that will never come.
+TEST_F(JoinScriptTest, NoKubeLabelsJoinsWithoutNodeLabels) {
+  metadata_.SetInstance();
+  metadata_.SetJoinKeys();
+  metadata_.Set("instance/attributes/kube-labels", "");
+  Start();
+  ASSERT_EQ(Wait(), 0) << Out();
+  std::map<std::string, std::string> kubelet_args;
+  for (const auto& a : Config(1)["nodeRegistration"]["kubeletExtraArgs"])
+    kubelet_args[a["name"].as<std::string>()] = a["value"].as<std::string>();
+  EXPECT_EQ(kubelet_args, (std::map<std::string, std::string>{{"provider-id", kProviderId}}));
+  EXPECT_NE(Err().find("warning: no kube-labels"), std::string::npos) << Err();
+}
+
 // A reboot: kubeadm join ran before (its kubeconfig exists), so the script
 // exits 0 at once, neither asking the metadata server nor joining again.
 TEST_F(JoinScriptTest, AJoinedNodeDoesNotJoinAgain) {

@@ -130,9 +130,10 @@ valid_labels() {
   done
 }
 
-# The JoinConfiguration API kubeadm reads: v1beta4 since kubeadm 1.31 (where
-# kubeletExtraArgs became a list of name/value), v1beta3 before (a map).
-# Both are read by every kubeadm from 1.31 on; 1.29 and 1.30 know only v1beta3.
+# The JoinConfiguration API to write: v1beta4 from kubeadm 1.31 on (which
+# deprecated v1beta3; kubeletExtraArgs became a list of name/value), v1beta3
+# for 1.29 and 1.30, which know no v1beta4 (kubeletExtraArgs is a map there).
+# An unknown version gets v1beta4: newer kubeadms are the ones that drop APIs.
 join_config_api() {
   local v
   v="$(kubeadm version -o short 2>/dev/null)" || v=""

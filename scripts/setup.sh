@@ -19,6 +19,8 @@ if ((!binary_only)); then
     libgtest-dev libgmock-dev libbenchmark-dev libvterm-dev
     clang libclang-rt-14-dev zsh
     nodejs npm
+    # The node bootstrap script's tests: it fetches metadata with curl, and must pass shellcheck.
+    curl shellcheck
   )
 fi
 missing=()

@@ -77,21 +77,56 @@ std::map<std::string, std::set<std::string>> Verbs(const std::vector<YAML::Node>
 
 // `lease_verbs`: the sidecar elects a leader; the base deployment also lists
 // its shard set and deletes its own membership Lease when it stops.
-void CheckRbac(const std::vector<YAML::Node>& docs, const std::set<std::string>& lease_verbs) {
+// `joins_nodes`: the base deployment also joins TPUNodeGroup VMs to the
+// cluster (bootstrap-token Secrets, cluster-info, Node labels and removal).
+void CheckRbac(const std::vector<YAML::Node>& docs, const std::set<std::string>& lease_verbs,
+               bool joins_nodes = false) {
   auto verbs = Verbs(docs);
+  const std::set<std::string> deletable = joins_nodes
+      ? std::set<std::string>{"coordination.k8s.io/leases", "/nodes", "/secrets"}
+      : std::set<std::string>{"coordination.k8s.io/leases"};
   for (const auto& [resource, vs] : verbs) {
     EXPECT_FALSE(vs.count("*")) << resource;
-    if (resource != "coordination.k8s.io/leases") {
-      EXPECT_FALSE(vs.count("delete")) << resource << ": nothing we manage is ever deleted";
+    if (!deletable.count(resource)) {
+      EXPECT_FALSE(vs.count("delete")) << resource << ": nothing else we manage is ever deleted";
     }
     EXPECT_FALSE(resource.find('*') != std::string::npos) << resource;
   }
-  EXPECT_EQ(verbs["/nodes"], (std::set<std::string>{"get", "list", "watch"}));
+  if (joins_nodes) {
+    EXPECT_EQ(verbs["/nodes"], (std::set<std::string>{"get", "list", "watch", "patch", "delete"}));
+    EXPECT_EQ(verbs["/secrets"], (std::set<std::string>{"create", "get", "list", "delete"}));
+    EXPECT_EQ(verbs["/configmaps"], (std::set<std::string>{"get"}));
+    // Secrets in kube-system only, and the one ConfigMap cluster-info: namespaced Roles, never a ClusterRole.
+    for (const auto& d : docs) {
+      if (d["kind"].as<std::string>() != "ClusterRole") continue;
+      for (const auto& rule : d["rules"])
+        for (const auto& r : rule["resources"])
+          EXPECT_TRUE(r.as<std::string>() != "secrets" && r.as<std::string>() != "configmaps")
+              << d["metadata"]["name"] << " grants " << r << " cluster-wide";
+    }
+    const YAML::Node* tokens = Find(docs, "Role", "tpu-provisioner-bootstrap-tokens");
+    ASSERT_NE(tokens, nullptr);
+    EXPECT_EQ((*tokens)["metadata"]["namespace"].as<std::string>(), "kube-system");
+    const YAML::Node* info = Find(docs, "Role", "tpu-provisioner-cluster-info");
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ((*info)["metadata"]["namespace"].as<std::string>(), "kube-public");
+    EXPECT_EQ((*info)["rules"][0]["resourceNames"][0].as<std::string>(), "cluster-info");
+    for (const char* name : {"tpu-provisioner-bootstrap-tokens", "tpu-provisioner-cluster-info"}) {
+      const YAML::Node* b = Find(docs, "RoleBinding", name);
+      ASSERT_NE(b, nullptr) << name;
+      EXPECT_EQ((*b)["metadata"]["namespace"].as<std::string>(),
+                (*Find(docs, "Role", name))["metadata"]["namespace"].as<std::string>()) << name;
+      EXPECT_EQ((*b)["subjects"][0]["name"].as<std::string>(), "tpu-provisioner") << name;
+      EXPECT_EQ((*b)["subjects"][0]["namespace"].as<std::string>(), "tpu-provisioner") << name;
+    }
+  } else {
+    EXPECT_EQ(verbs["/nodes"], (std::set<std::string>{"get", "list", "watch"}));
+    EXPECT_FALSE(verbs.count("/secrets"));
+  }
   EXPECT_TRUE(verbs["kueue.x-k8s.io/resourceflavors"].count("create"));
   EXPECT_TRUE(verbs["kueue.x-k8s.io/clusterqueues"].count("patch"));
   EXPECT_EQ(verbs["kueue.x-k8s.io/workloads"], (std::set<std::string>{"get", "list", "watch"}));
   EXPECT_EQ(verbs["coordination.k8s.io/leases"], lease_verbs);
-  EXPECT_FALSE(verbs.count("/secrets"));
 }
 
 TEST(DeployTest, BaseRenders) {
@@ -100,10 +135,20 @@ TEST(DeployTest, BaseRenders) {
   CheckObjects(docs);
   std::multiset<std::string> kinds;
   for (const auto& d : docs) kinds.insert(d["kind"].as<std::string>());
-  for (const char* k : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
-                        "ConfigMap", "Deployment"}) {
+  for (const char* k : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment"}) {
     EXPECT_EQ(kinds.count(k), 1u) << k;
   }
+  // Leader election/shards in its namespace; bootstrap tokens in kube-system; cluster-info in kube-public.
+  EXPECT_EQ(kinds.count("Role"), 3u);
+  EXPECT_EQ(kinds.count("RoleBinding"), 3u);
+  for (const auto& d : docs) {
+    std::string kind = d["kind"].as<std::string>();
+    if (kind == "Namespace" || kind.rfind("Cluster", 0) == 0) continue;
+    if (kind == "Role" || kind == "RoleBinding") continue;  // checked in CheckRbac
+    EXPECT_EQ(d["metadata"]["namespace"].as<std::string>(), "tpu-provisioner") << kind;
+  }
+  EXPECT_EQ((*Find(docs, "Role", "tpu-provisioner-leader-election"))["metadata"]["namespace"].as<std::string>(),
+            "tpu-provisioner");
   const YAML::Node* dep = Find(docs, "Deployment", "tpu-provisioner");
   ASSERT_NE(dep, nullptr);
   EXPECT_EQ((*dep)["metadata"]["namespace"].as<std::string>(), "tpu-provisioner");
@@ -116,7 +161,7 @@ TEST(DeployTest, BaseRenders) {
   ASSERT_NE(sa, nullptr);
   EXPECT_TRUE((*sa)["metadata"]["annotations"]["iam.gke.io/gcp-service-account"]);
   EXPECT_EQ((*dep)["spec"]["replicas"].as<int>(), 3);  // sharded (docs/scaling.md)
-  CheckRbac(docs, {"create", "delete", "get", "list", "update"});
+  CheckRbac(docs, {"create", "delete", "get", "list", "update"}, /*joins_nodes=*/true);
 }
 
 TEST(DeployTest, KueueSidecarRenders) {

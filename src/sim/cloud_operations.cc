@@ -190,14 +190,9 @@ void ApplyEffect(CloudState& state, OpRecord& op) {
       SettleInstances(state, ComputeOpKey(op), op.error);
       break;
     case OpEffect::kMigStable: {
-      auto it = state.compute.find(op.target_key);
-      if (it != state.compute.end()) {
-        it->second["status"]["isStable"] = true;
-        it->second["currentActions"]["creating"] = 0;
-        it->second["currentActions"]["deleting"] = 0;
-        it->second["currentActions"]["none"] = it->second.value("targetSize", 0);
-      }
       SettleInstances(state, ComputeOpKey(op), op.error);
+      auto it = state.compute.find(op.target_key);
+      if (it != state.compute.end()) CountGroupActions(state, op.target_key, it->second);
       break;
     }
   }

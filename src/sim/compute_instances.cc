@@ -173,6 +173,23 @@ void SettleInstances(CloudState& state, const std::string& op_key, const json& e
   }
 }
 
+void CountGroupActions(const CloudState& state, const std::string& mig_key, json& mig) {
+  int creating = 0, deleting = 0, none = 0;
+  const std::string prefix = ZoneScopeOf(mig_key) + "/instances/";
+  for (auto it = state.instances.lower_bound(prefix);
+       it != state.instances.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    if (it->second.mig_key != mig_key) continue;
+    const std::string& a = it->second.action;
+    (a == "CREATING" ? creating : a == "DELETING" ? deleting : none)++;
+  }
+  mig["currentActions"]["creating"] = creating;
+  mig["currentActions"]["deleting"] = deleting;
+  mig["currentActions"]["none"] = none;
+  // InstanceGroupManagerStatus.is_stable: "none of the instances in the
+  // managed instance group is currently undergoing any type of change".
+  mig["status"]["isStable"] = creating == 0 && deleting == 0;
+}
+
 void DropGroupInstances(CloudState& state, const std::string& mig_key) {
   for (auto it = state.instances.begin(); it != state.instances.end();)
     it = it->second.mig_key == mig_key ? state.instances.erase(it) : std::next(it);

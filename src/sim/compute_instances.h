@@ -32,6 +32,10 @@ void RemoveGroupInstances(SimContext& ctx, const std::string& mig_key, const std
 // attempt's; those it removes are gone (or stay, if it failed).
 void SettleInstances(CloudState& state, const std::string& op_key, const json& error);
 
+// Sets the group's currentActions {creating, deleting, none} from its
+// instances, and status.isStable once none is changing.
+void CountGroupActions(const CloudState& state, const std::string& mig_key, json& mig);
+
 // Drops whatever instances are left of a deleted group.
 void DropGroupInstances(CloudState& state, const std::string& mig_key);
 

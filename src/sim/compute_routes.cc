@@ -220,15 +220,13 @@ SimResponse Resize(SimContext& ctx, const SimRequest& req, const std::string& pr
                                     "'. Must be greater than or equal to 0."));
   }
   const int target = std::stoi(size);
-  const int before = mig.value("targetSize", 0);
   mig["targetSize"] = target;
-  mig["status"]["isStable"] = false;
-  mig["currentActions"]["creating"] = std::max(0, target - before);
-  mig["currentActions"]["deleting"] = std::max(0, before - target);
   ComputeOpSpec spec{project, scope, "compute.instanceGroupManagers.resize", ComputeUrl(path),
                      mig.value("id", ""), OpEffect::kMigStable, path};
   OpRecord& op = StartComputeOperation(ctx, spec);
   ResizeGroupInstances(ctx, path, mig, target, ComputeOpKey(op));
+  CountGroupActions(ctx.state, path, mig);
+  mig["status"]["isStable"] = false;  // the group itself is being modified
   return OperationResponse(op);
 }
 

@@ -1,7 +1,8 @@
 // Compute Engine (compute.googleapis.com/compute/v1) routes of the emulator:
 // regional resourcePolicies (workload policies), global instanceTemplates,
-// zonal instanceGroupManagers (+ resize), their lists and aggregated lists
-// with paging, and zone/region/global operations. Handlers read and change the
+// zonal instanceGroupManagers (+ resize, listManagedInstances) and their
+// instances, their lists and aggregated lists with paging, and
+// zone/region/global operations. Handlers read and change the
 // locked state through a SimContext.
 #pragma once
 

@@ -259,6 +259,10 @@ TEST_F(ComputeInstancesTest, AFailedCreationReportsItsErrors) {
   EXPECT_EQ((*members)[0].instance_status, "");
   EXPECT_EQ((*members)[0].errors,
             std::vector<std::string>{"INTERNAL_ERROR: Internal error. Please try again."});
+  auto group = compute().GetInstanceGroupManager("proj-c", "us-central1-a", "slice-i");
+  ASSERT_TRUE(group.ok());
+  EXPECT_EQ(group->current_actions.creating, 1);
+  EXPECT_EQ(group->status, "UPDATING");
 }
 
 // What SetInstanceMetadata sends, and that an error quoting a value we sent

@@ -132,6 +132,10 @@ TEST_F(InstancesTest, ResizeUpAndDownThenDeleteTheGroup) {
   }
   Wait(up);
   EXPECT_EQ(CountBy(List(), "instanceStatus"), (std::map<std::string, int>{{"RUNNING", 4}}));
+  json group = http_->Get(kMig).body;
+  EXPECT_EQ(group["currentActions"]["none"], 4);
+  EXPECT_EQ(group["currentActions"]["creating"], 0);
+  EXPECT_EQ(group["status"]["isStable"], true);
 
   json down = http_->Post(kMig + "/resize?size=1").body;
   s = Observe(down);
@@ -250,6 +254,10 @@ TEST_F(InstancesTest, AFailedCreationStaysCreatingWithItsErrors) {
   EXPECT_FALSE(m.contains("id")) << m.dump();
   EXPECT_EQ(m["lastAttempt"]["errors"]["errors"][0]["code"], "INTERNAL_ERROR") << m.dump();
   EXPECT_EQ(http_->Get(kZone + "/instances/" + m["name"].get<std::string>()).status, 404);
+  // InstanceGroupManagerStatus.is_stable: not while an instance is changing.
+  const json group = http_->Get(kMig).body;
+  EXPECT_EQ(group["currentActions"]["creating"], 1);
+  EXPECT_EQ(group["status"]["isStable"], false);
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 
 namespace tpu::cloud {
 
-void CallCounter::Record(const std::string& method, int http_status) {
-  (method == "GET" ? reads_ : mutations_).fetch_add(1);
+void CallCounter::Record(const std::string& method, int http_status, bool read) {
+  (read ? reads_ : mutations_).fetch_add(1);
   std::lock_guard<std::mutex> lock(mu_);
   ++by_method_code_[method + " " + std::to_string(http_status)];
 }
@@ -46,9 +46,19 @@ std::string UrlEncode(const std::string& value) {
   return out;
 }
 
+namespace {
+
+// Compute's instanceGroupManagers.listManagedInstances is a POST that only reads.
+bool ReadOnly(const std::string& method, const std::string& call) {
+  return method == "GET" || call.ends_with("/listManagedInstances");
+}
+
+}  // namespace
+
 ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::string& url,
                                           const std::optional<nlohmann::json>& body) {
   const std::string call = CallName(method, url);
+  const bool read = ReadOnly(method, call);
   http::HttpRequest request;
   request.method = method;
   request.url = url;
@@ -62,10 +72,10 @@ ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::
   }
   auto response = transport_->Send(request);
   if (!response.ok()) {
-    if (counter_) counter_->Record(method, 0);
+    if (counter_) counter_->Record(method, 0, read);
     return ApiErrorFromTransport(call, response.status());
   }
-  if (counter_) counter_->Record(method, response->status);
+  if (counter_) counter_->Record(method, response->status, read);
   if (response->status < 200 || response->status >= 300) return ApiErrorFromResponse(call, *response);
   if (response->body.empty()) return nlohmann::json::object();
   auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);

@@ -23,8 +23,11 @@ namespace tpu::cloud {
 // mutations") and the daemon can export them. Thread-safe.
 class CallCounter {
  public:
-  void Record(const std::string& method, int http_status);
-  int64_t reads() const { return reads_.load(); }      // GET
+  // A GET is a read, anything else a mutation, unless `read` says otherwise
+  // (a POST that changes nothing, such as listManagedInstances).
+  void Record(const std::string& method, int http_status) { Record(method, http_status, method == "GET"); }
+  void Record(const std::string& method, int http_status, bool read);
+  int64_t reads() const { return reads_.load(); }      // GET and read-only POSTs
   int64_t mutations() const { return mutations_.load(); }  // everything else
   int64_t total() const { return reads() + mutations(); }
   // "GET 200" → count, for metrics (tpu_provisioner_api_calls{method,code}).

@@ -27,6 +27,7 @@ std::string StatusNameForHttp(int http) {
     case 403: return "PERMISSION_DENIED";
     case 404: return "NOT_FOUND";
     case 409: return "ALREADY_EXISTS";
+    case 412: return "FAILED_PRECONDITION";
     case 429: return "RESOURCE_EXHAUSTED";
     case 503: return "UNAVAILABLE";
     default: return http >= 500 ? "INTERNAL" : "";
@@ -62,6 +63,7 @@ Status ApiError::ToStatus() const {
     case 404: return Status::NotFound(text);
     case 409: return incompatible_operation() ? Status::FailedPrecondition(text) : Status::AlreadyExists(text);
     case 400: return incompatible_operation() ? Status::FailedPrecondition(text) : Status::InvalidArgument(text);
+    case 412: return Status::FailedPrecondition(text);
     case 401: return Status::PermissionDenied(text);
     case 403: return quota_exceeded() ? Status::ResourceExhausted(text) : Status::PermissionDenied(text);
     case 429: return Status::Unavailable(text);

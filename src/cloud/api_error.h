@@ -28,6 +28,9 @@ struct ApiError {
   bool not_found() const { return http_status == 404; }
   bool already_exists() const { return http_status == 409; }
   bool rate_limited() const { return http_status == 429; }
+  // 412 conditionNotMet: an optimistic lock (a metadata fingerprint) was stale;
+  // read the resource again and retry with its current fingerprint.
+  bool precondition_failed() const { return http_status == 412; }
   bool server_error() const { return http_status >= 500; }
   // GKE's one-operation-per-cluster rule: 400 FAILED_PRECONDITION
   // "Cluster is running incompatible operation …" (or 409 ABORTED seen in the wild).
@@ -39,7 +42,7 @@ struct ApiError {
   bool retryable() const;
 
   // The Status this error maps to; message "<call>: <http> <STATUS>: <message>".
-  //   404 NotFound · 409 AlreadyExists · 400 FAILED_PRECONDITION FailedPrecondition
+  //   404 NotFound · 409 AlreadyExists · 400 FAILED_PRECONDITION and 412 FailedPrecondition
   //   other 400 InvalidArgument · 401/403 PermissionDenied · 403 quota ResourceExhausted
   //   429/5xx/transport Unavailable (timeouts DeadlineExceeded)
   Status ToStatus() const;

@@ -29,6 +29,18 @@ TEST(ApiErrorTest, GkeIncompatibleOperationIsFailedPreconditionAndRetryable) {
             "Cluster is running incompatible operation operation-1.");
 }
 
+// Compute's optimistic lock (Metadata.fingerprint): "412 conditionNotMet".
+TEST(ApiErrorTest, StaleFingerprint412IsPreconditionFailedAndNotRetryable) {
+  auto e = ApiErrorFromResponse("POST projects/p/zones/z/instances/i/setMetadata",
+                                Response(412, R"({"error":{"code":412,"message":"Supplied fingerprint does not match current metadata fingerprint.","errors":[{"message":"Supplied fingerprint does not match current metadata fingerprint.","domain":"global","reason":"conditionNotMet"}]}})"));
+  EXPECT_TRUE(e.precondition_failed());
+  EXPECT_EQ(e.status, "FAILED_PRECONDITION");
+  EXPECT_EQ(e.reason, "conditionNotMet");
+  EXPECT_FALSE(e.incompatible_operation());
+  EXPECT_FALSE(e.retryable());
+  EXPECT_EQ(e.ToStatus().code(), Status::Code::kFailedPrecondition);
+}
+
 TEST(ApiErrorTest, TooManyOperations429WithRetryAfter) {
   auto e = ApiErrorFromResponse("POST x", Response(429, R"({"error":{"code":429,"message":"Too many operations","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED"}]}})",
                                                    {{"retry-after", "12"}}));

@@ -1,6 +1,7 @@
 // The Compute Engine (compute/v1) calls for TPUNodeGroups: workload policies
 // (regional resourcePolicies), instance templates (global) and zonal managed
-// instance groups, their aggregated lists (one call per page across all
+// instance groups with their instances (list, get, setMetadata, delete),
+// their aggregated lists (one call per page across all
 // zones/regions, every page followed), and operations. Mutating calls return
 // the Operation Compute started; poll it with GetOperation, or WaitOperation
 // (server-side wait, ≤ ~2 minutes, blocks the calling thread: not for the
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cloud/api_caller.h"
@@ -48,6 +50,24 @@ class ComputeClient {
                                                   const std::string& name);
   ApiResult<Operation> ResizeInstanceGroupManager(const std::string& project, const std::string& zone,
                                                   const std::string& name, int size);
+
+  // A managed instance group's instances (POST …/listManagedInstances), all
+  // pages; a group whose instances are not created yet lists them with their
+  // names and currentAction CREATING.
+  ApiResult<std::vector<ManagedInstance>> ListManagedInstances(const std::string& project,
+                                                               const std::string& zone,
+                                                               const std::string& mig);
+  ApiResult<Instance> GetInstance(const std::string& project, const std::string& zone,
+                                  const std::string& name);
+  // Replaces the instance's metadata items. `fingerprint` must be the one the
+  // last GetInstance saw, else the API answers 412 (error().precondition_failed()):
+  // read again and retry. Values may be secrets: an API error message that
+  // quotes one has it replaced by "<redacted>".
+  ApiResult<Operation> SetInstanceMetadata(const std::string& project, const std::string& zone,
+                                           const std::string& name, const std::string& fingerprint,
+                                           const std::vector<std::pair<std::string, std::string>>& items);
+  ApiResult<Operation> DeleteInstance(const std::string& project, const std::string& zone,
+                                      const std::string& name);
 
   // Aggregated lists, all pages. Resource policies that are not workload
   // policies are skipped.

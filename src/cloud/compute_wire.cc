@@ -198,9 +198,76 @@ Result<InstanceGroupManager> InstanceGroupManagerFromJson(const json& j) {
     r.Bool(*s, "isStable", &stable);
     m.status = stable ? "STABLE" : "UPDATING";
   }
+  if (const json* a = r.Object(j, "currentActions")) {
+    r.Int(*a, "creating", &m.current_actions.creating);
+    r.Int(*a, "creatingWithoutRetries", &m.current_actions.creating_without_retries);
+    r.Int(*a, "deleting", &m.current_actions.deleting);
+    r.Int(*a, "none", &m.current_actions.none);
+    r.Int(*a, "recreating", &m.current_actions.recreating);
+    r.Int(*a, "verifying", &m.current_actions.verifying);
+  }
   r.String(j, "selfLink", &m.self_link);
   if (!r.ok()) return r.status();
   return m;
+}
+
+Result<ManagedInstance> ManagedInstanceFromJson(const json& j) {
+  if (!j.is_object()) return Status::InvalidArgument("managed instance: expected a JSON object");
+  ManagedInstance m;
+  WireReader r("managed instance");
+  r.String(j, "name", &m.name);
+  r.String(j, "instance", &m.instance);
+  r.String(j, "instanceStatus", &m.instance_status);
+  r.String(j, "currentAction", &m.current_action);
+  // ManagedInstanceLastAttempt.errors is a ManagedInstanceLastAttemptErrors,
+  // whose own `errors` is the list: lastAttempt.errors.errors[].
+  if (const json* last = r.Object(j, "lastAttempt")) {
+    if (const json* wrapper = r.Object(*last, "errors")) {
+      if (const json* errors = r.Array(*wrapper, "errors")) {
+        for (const auto& e : *errors) {
+          std::string code, message;
+          r.String(e, "code", &code);
+          r.String(e, "message", &message);
+          m.errors.push_back(message.empty() ? code : code + ": " + message);
+        }
+      }
+    }
+  }
+  if (!r.ok()) return r.status();
+  return m;
+}
+
+Result<Instance> InstanceFromJson(const json& j) {
+  if (!j.is_object()) return Status::InvalidArgument("instance: expected a JSON object");
+  Instance in;
+  WireReader r("instance");
+  r.String(j, "name", &in.name);
+  r.String(j, "zone", &in.zone);
+  in.zone = LastSegment(in.zone);
+  r.String(j, "status", &in.status);
+  if (const json* md = r.Object(j, "metadata")) {
+    r.String(*md, "fingerprint", &in.metadata_fingerprint);
+    if (const json* items = r.Array(*md, "items")) {
+      for (const auto& item : *items) {
+        std::string k, v;
+        r.String(item, "key", &k);
+        r.String(item, "value", &v);
+        in.metadata.emplace_back(std::move(k), std::move(v));
+      }
+    }
+  }
+  if (!r.ok()) return r.status();
+  return in;
+}
+
+json InstanceMetadataToJson(const std::string& fingerprint,
+                            const std::vector<std::pair<std::string, std::string>>& items) {
+  json list = json::array();
+  for (const auto& [k, v] : items) list.push_back({{"key", k}, {"value", v}});
+  json j = {{"items", list}};
+  // An empty fingerprint is left out, and the API refuses it with a 412.
+  if (!fingerprint.empty()) j["fingerprint"] = fingerprint;
+  return j;
 }
 
 Result<Operation> ComputeOperationFromJson(const json& j, const std::string& project) {

@@ -24,9 +24,18 @@ nlohmann::json InstanceTemplateToJson(const InstanceTemplate& t);
 Result<InstanceTemplate> InstanceTemplateFromJson(const nlohmann::json& j);
 
 // InstanceGroupManager {instanceTemplate, baseInstanceName, targetSize,
-// targetSizePolicy{mode}, status{isStable}}.
+// targetSizePolicy{mode}, status{isStable}, currentActions (read only)}.
 nlohmann::json InstanceGroupManagerToJson(const InstanceGroupManager& m);
 Result<InstanceGroupManager> InstanceGroupManagerFromJson(const nlohmann::json& j);
+
+// ManagedInstance {name, instance, instanceStatus, currentAction,
+// lastAttempt.errors.errors[] → "CODE: message"}.
+Result<ManagedInstance> ManagedInstanceFromJson(const nlohmann::json& j);
+// compute#instance {name, zone (URL → name), status, metadata {fingerprint, items}}.
+Result<Instance> InstanceFromJson(const nlohmann::json& j);
+// The Metadata body of instances.setMetadata: {fingerprint, items:[{key,value}]}.
+nlohmann::json InstanceMetadataToJson(const std::string& fingerprint,
+                                      const std::vector<std::pair<std::string, std::string>>& items);
 
 // compute#operation. scope/location from the zone or region URL (global otherwise);
 // error_code = httpErrorStatusCode, error_reason/message from error.errors[0].

@@ -140,6 +140,33 @@ TEST(ComputeWireTest, OperationScopesAndErrors) {
   EXPECT_EQ(back->location, "z");
 }
 
+TEST(ComputeWireTest, ManagedInstancesAndGroupActions) {
+  // lastAttempt.errors is a ManagedInstanceLastAttemptErrors holding the list.
+  auto m = ManagedInstanceFromJson(json::parse(R"({"instance":"https://h/compute/v1/projects/p/zones/z/instances/s-ab12",
+    "name":"s-ab12","currentAction":"CREATING","lastAttempt":{"errors":{"errors":[
+    {"code":"ZONE_RESOURCE_POOL_EXHAUSTED","message":"The zone does not have enough resources"},{"code":"X"}]}}})"));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->name, "s-ab12");
+  EXPECT_EQ(m->instance_status, "");
+  EXPECT_EQ(m->current_action, "CREATING");
+  EXPECT_EQ(m->errors, (std::vector<std::string>{
+                           "ZONE_RESOURCE_POOL_EXHAUSTED: The zone does not have enough resources", "X"}));
+  EXPECT_FALSE(ManagedInstanceFromJson(json::parse(R"({"lastAttempt":{"errors":[]}})")).ok());
+
+  auto g = InstanceGroupManagerFromJson(json::parse(R"({"name":"g","currentActions":{"creating":2,
+    "creatingWithoutRetries":1,"deleting":3,"none":4,"recreating":5,"verifying":6,"abandoning":0}})"));
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->current_actions, (MigCurrentActions{2, 1, 3, 4, 5, 6}));
+
+  auto in = InstanceFromJson(json::parse(R"({"name":"s-ab12","zone":"https://h/compute/v1/projects/p/zones/z",
+    "status":"STAGING","metadata":{"kind":"compute#metadata","fingerprint":"abc=","items":[{"key":"b","value":"1"},{"key":"a","value":"2"}]}})"));
+  ASSERT_TRUE(in.ok());
+  EXPECT_EQ(in->zone, "z");
+  EXPECT_EQ(in->metadata_fingerprint, "abc=");
+  EXPECT_EQ(in->metadata, (std::vector<std::pair<std::string, std::string>>{{"b", "1"}, {"a", "2"}}));
+  EXPECT_EQ(InstanceMetadataToJson("", {{"k", "v"}}), json::parse(R"({"items":[{"key":"k","value":"v"}]})"));
+}
+
 TEST(ComputeWireTest, UrlSegments) {
   EXPECT_EQ(LastSegment("https://h/compute/v1/projects/p/zones/z1"), "z1");
   EXPECT_EQ(SegmentAfter("https://h/compute/v1/projects/p/zones/z1/x", "zones"), "z1");

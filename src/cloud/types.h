@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpu::cloud {
@@ -173,6 +174,18 @@ struct InstanceTemplate {
   std::string instance_termination_action;  // DELETE (reservation-bound), STOP (spot), ""
 };
 
+// InstanceGroupManager.currentActions: how many of the group's instances
+// are in each action now (the counts a caller reports while a group settles).
+struct MigCurrentActions {
+  int creating = 0;
+  int creating_without_retries = 0;
+  int deleting = 0;
+  int none = 0;
+  int recreating = 0;
+  int verifying = 0;
+  bool operator==(const MigCurrentActions&) const = default;
+};
+
 // A zonal managed instance group.
 struct InstanceGroupManager {
   std::string name;
@@ -185,6 +198,24 @@ struct InstanceGroupManager {
   std::string workload_policy;     // URL, resourcePolicies.workloadPolicy (tpu7x slices)
   std::string status;              // isStable etc. summarised: STABLE | UPDATING
   std::string self_link;
+  MigCurrentActions current_actions;  // live only
+};
+
+// One instance of a managed instance group (listManagedInstances).
+struct ManagedInstance {
+  std::string name;             // instance name
+  std::string instance;         // URL
+  std::string instance_status;  // PROVISIONING, STAGING, RUNNING, …; "" when none yet
+  std::string current_action;   // CREATING, NONE, DELETING, …
+  std::vector<std::string> errors;  // lastAttempt.errors: "CODE: message"
+};
+
+// A Compute instance, the fields we read. Metadata values may be secrets
+// (a bootstrap token): never log them.
+struct Instance {
+  std::string name, zone, status;
+  std::string metadata_fingerprint;
+  std::vector<std::pair<std::string, std::string>> metadata;  // items, in order
 };
 
 // A long-running operation, GKE or Compute, normalised.

@@ -37,7 +37,7 @@ std::string RoutePattern(const SimRequest& req) {
       {"nodePools", "{nodePool}"}, {"operations", "{operation}"}, {"zones", "{zone}"},
       {"regions", "{region}"}, {"resourcePolicies", "{resourcePolicy}"},
       {"instanceTemplates", "{instanceTemplate}"},
-      {"instanceGroupManagers", "{instanceGroupManager}"}};
+      {"instanceGroupManagers", "{instanceGroupManager}"}, {"instances", "{instance}"}};
   std::string out = req.method + " ";
   const auto& s = req.segments;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -88,8 +88,10 @@ void CloudEmulator::Impl::AdvanceAndPersist(bool ctx_changed) {
 void CloudEmulator::Impl::Count(const SimRequest& req) {
   counters.calls++;
   counters.calls_by_route[RoutePattern(req)]++;
-  const bool wait = !req.segments.empty() && req.segments.back() == "wait";
-  if (req.method == "GET" || wait) return;
+  // wait and listManagedInstances are POSTs that change nothing.
+  const bool read_post = !req.segments.empty() &&
+                         (req.segments.back() == "wait" || req.segments.back() == "listManagedInstances");
+  if (req.method == "GET" || read_post) return;
   counters.mutating_calls++;
   const auto& s = req.segments;
   if (s.size() >= 3 && s[0] == "v1") {

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <vector>
 
+#include "sim/compute_instances.h"
 #include "sim/gke_instance_groups.h"
 
 namespace tpu::sim {
@@ -179,16 +180,19 @@ void ApplyEffect(CloudState& state, OpRecord& op) {
       break;
     }
     case OpEffect::kDeleteCompute:
-      if (!failed) state.compute.erase(op.target_key);
+      SettleInstances(state, ComputeOpKey(op), op.error);
+      if (failed) break;
+      state.compute.erase(op.target_key);
+      if (op.target_key.find("/instanceGroupManagers/") != std::string::npos)
+        DropGroupInstances(state, op.target_key);
+      break;
+    case OpEffect::kDeleteInstance:
+      SettleInstances(state, ComputeOpKey(op), op.error);
       break;
     case OpEffect::kMigStable: {
+      SettleInstances(state, ComputeOpKey(op), op.error);
       auto it = state.compute.find(op.target_key);
-      if (it != state.compute.end()) {
-        it->second["status"]["isStable"] = true;
-        it->second["currentActions"]["creating"] = 0;
-        it->second["currentActions"]["deleting"] = 0;
-        it->second["currentActions"]["none"] = it->second.value("targetSize", 0);
-      }
+      if (it != state.compute.end()) CountGroupActions(state, op.target_key, it->second);
       break;
     }
   }

@@ -26,6 +26,22 @@ OpRecord OpFromJson(const json& j) {
   return o;
 }
 
+json InstanceRecordToJson(const InstanceRecord& r) {
+  return {{"wire", r.wire},     {"migKey", r.mig_key},    {"action", r.action},
+          {"opKey", r.op_key},  {"removing", r.removing}, {"errors", r.errors}};
+}
+
+InstanceRecord InstanceRecordFromJson(const json& j) {
+  InstanceRecord r;
+  r.wire = j.at("wire");
+  r.mig_key = j.at("migKey");
+  r.action = j.at("action");
+  r.op_key = j.at("opKey");
+  r.removing = j.at("removing");
+  r.errors = j.at("errors");
+  return r;
+}
+
 }  // namespace
 
 json CloudState::ToJson() const {
@@ -38,6 +54,9 @@ json CloudState::ToJson() const {
   }
   j["pools"] = pj;
   j["compute"] = compute;
+  json ij = json::object();
+  for (const auto& [k, r] : instances) ij[k] = InstanceRecordToJson(r);
+  j["instances"] = ij;
   json g = json::object(), c = json::object();
   for (const auto& [k, o] : gke_ops) g[k] = OpToJson(o);
   for (const auto& [k, o] : compute_ops) c[k] = OpToJson(o);
@@ -62,6 +81,9 @@ CloudState CloudState::FromJson(const json& j) {
     s.pools[k] = p;
   }
   for (const auto& [k, v] : j.at("compute").items()) s.compute[k] = v;
+  // State files written before instances were modelled have none.
+  if (j.contains("instances"))
+    for (const auto& [k, v] : j.at("instances").items()) s.instances[k] = InstanceRecordFromJson(v);
   for (const auto& [k, v] : j.at("gkeOperations").items()) s.gke_ops[k] = OpFromJson(v);
   for (const auto& [k, v] : j.at("computeOperations").items()) s.compute_ops[k] = OpFromJson(v);
   for (auto* ops : {&s.gke_ops, &s.compute_ops})

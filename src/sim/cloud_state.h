@@ -26,6 +26,7 @@ enum class OpEffect {
   kReconcilePool,   // pool RECONCILING → RUNNING (update, setSize, autoscaling…)
   kDeleteCompute,   // Compute resource removed
   kMigStable,       // instance group manager reaches its target size
+  kDeleteInstance,  // a Compute instance removed (instances.delete)
 };
 
 struct OpRecord {
@@ -49,10 +50,22 @@ struct PoolRecord {
   std::string reservation;    // reservation the chips came from, if any
 };
 
+// A Compute instance (compute_instances.h): its wire form plus what ties it
+// to its managed instance group and to the operation that will settle it.
+struct InstanceRecord {
+  json wire;                  // the Instance; `status` is derived on read while op_key runs
+  std::string mig_key;        // "projects/P/zones/Z/instanceGroupManagers/N", "" for none
+  std::string action;         // the group's currentAction: CREATING, NONE, DELETING
+  std::string op_key;         // compute_ops key of the operation settling it, "" when settled
+  bool removing = false;      // goes away when op_key ends
+  json errors;                // lastAttempt errors ([{code, message}]), null when none
+};
+
 struct CloudState {
   std::map<std::string, json> clusters;       // "P/L/C" → Cluster without nodePools
   std::map<std::string, PoolRecord> pools;    // "P/L/C/N"
   std::map<std::string, json> compute;        // "projects/P/zones/Z/instanceGroupManagers/N" → resource
+  std::map<std::string, InstanceRecord> instances;  // "projects/P/zones/Z/instances/N"
   std::map<std::string, OpRecord> gke_ops;    // "P/operation-…"
   std::map<std::string, OpRecord> compute_ops;  // "projects/P/zones/Z/operations/operation-…"
   CapacityModel capacity;

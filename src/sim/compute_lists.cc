@@ -18,12 +18,9 @@ std::string Singular(const std::string& collection) {
   return collection.substr(0, collection.size() - 1);
 }
 
-struct Page {
-  size_t begin = 0, end = 0;
-  std::string next;
-};
+}  // namespace
 
-std::optional<ApiError> Paginate(const SimRequest& req, size_t total, Page* page) {
+std::optional<ApiError> ComputePaginate(const SimRequest& req, size_t total, ComputePage* page) {
   size_t max = 500;
   if (req.HasQuery("maxResults")) {
     const std::string v = req.Query("maxResults");
@@ -43,6 +40,8 @@ std::optional<ApiError> Paginate(const SimRequest& req, size_t total, Page* page
   if (page->end < total) page->next = "o" + std::to_string(page->end);
   return std::nullopt;
 }
+
+namespace {
 
 // Resources (or operations) of a project in one collection, in key order, with their scope.
 std::vector<std::pair<std::string, const json*>> Collect(const CloudState& state,
@@ -76,8 +75,8 @@ std::vector<std::pair<std::string, const json*>> Collect(const CloudState& state
 SimResponse ComputeList(SimContext& ctx, const SimRequest& req, const std::string& project,
                         const std::string& scope, const std::string& collection) {
   auto all = Collect(ctx.state, project, collection, scope);
-  Page page;
-  if (auto err = Paginate(req, all.size(), &page)) return ErrorResponse(*err);
+  ComputePage page;
+  if (auto err = ComputePaginate(req, all.size(), &page)) return ErrorResponse(*err);
   const std::string path = "projects/" + project + "/" + scope + "/" + collection;
   SimResponse r;
   r.body = {{"kind", "compute#" + Singular(collection) + "List"},
@@ -96,8 +95,8 @@ SimResponse ComputeAggregatedList(SimContext& ctx, const SimRequest& req, const 
   // Scopes group their items; paging runs over the flattened order.
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  Page page;
-  if (auto err = Paginate(req, all.size(), &page)) return ErrorResponse(*err);
+  ComputePage page;
+  if (auto err = ComputePaginate(req, all.size(), &page)) return ErrorResponse(*err);
   const std::string path = "projects/" + project + "/aggregated/" + collection;
   SimResponse r;
   r.body = {{"kind", "compute#" + Singular(collection) + "AggregatedList"},

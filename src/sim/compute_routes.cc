@@ -1,11 +1,14 @@
 // Compute resource routes and the dispatch of /compute/v1/ paths:
 //   regions/R/resourcePolicies[/N]          GET list, POST insert, GET, DELETE
 //   global/instanceTemplates[/N]            same
-//   zones/Z/instanceGroupManagers[/N]       same, + POST …/N/resize?size=K
+//   zones/Z/instanceGroupManagers[/N]       same, + POST …/N/resize?size=K,
+//                                           POST …/N/listManagedInstances
+//   zones/Z/instances/N                     GET, DELETE, POST …/N/setMetadata
 //   aggregated/{resourcePolicies,instanceTemplates,instanceGroupManagers,operations}
 //   {zones/Z,regions/R,global}/operations[/O]   GET (POST …/O/wait is served by the emulator)
 // Inserted resources exist at once (as in GCE, where a GET right after insert
-// finds them); deletes take effect when their operation ends.
+// finds them); deletes take effect when their operation ends. A MIG's
+// instances come and go with it (compute_instances.h).
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -13,6 +16,7 @@
 #include "sim/api_schema.h"
 #include "sim/cloud_errors.h"
 #include "sim/cloud_operations.h"
+#include "sim/compute_instances.h"
 #include "sim/compute_routes.h"
 
 namespace tpu::sim {
@@ -148,7 +152,7 @@ std::optional<ApiError> CheckInsert(SimContext& ctx, const Kind& k, const std::s
     r["instanceGroup"] = ComputeUrl("projects/" + project + "/" + scope + "/instanceGroups/" + name);
     if (!r.contains("baseInstanceName")) r["baseInstanceName"] = name;
     r["fingerprint"] = "42WmSpB8rSM=";
-    r["listManagedInstancesResults"] = "PAGELESS";
+    if (!r.contains("listManagedInstancesResults")) r["listManagedInstancesResults"] = "PAGELESS";
     r["status"] = {{"isStable", false},
                    {"versionTarget", {{"isReached", true}}},
                    {"stateful", {{"hasStatefulConfig", false},
@@ -185,7 +189,9 @@ SimResponse Insert(SimContext& ctx, const SimRequest& req, const Kind& k, const 
   const bool mig = std::string(k.collection) == "instanceGroupManagers";
   ComputeOpSpec spec{project, scope, "insert", ComputeUrl(path), id,
                      mig ? OpEffect::kMigStable : OpEffect::kNone, path};
-  return OperationResponse(StartComputeOperation(ctx, spec));
+  OpRecord& op = StartComputeOperation(ctx, spec);
+  if (mig) CreateGroupInstances(ctx, path, r, r.value("targetSize", 0), ComputeOpKey(op));
+  return OperationResponse(op);
 }
 
 SimResponse Delete(SimContext& ctx, const std::string& project, const std::string& scope,
@@ -200,7 +206,10 @@ SimResponse Delete(SimContext& ctx, const std::string& project, const std::strin
   }
   ComputeOpSpec spec{project, scope, "delete", ComputeUrl(path), resource.value("id", ""),
                      OpEffect::kDeleteCompute, path};
-  return OperationResponse(StartComputeOperation(ctx, spec));
+  OpRecord& op = StartComputeOperation(ctx, spec);
+  if (path.find("/instanceGroupManagers/") != std::string::npos)
+    RemoveGroupInstances(ctx, path, ComputeOpKey(op));
+  return OperationResponse(op);
 }
 
 SimResponse Resize(SimContext& ctx, const SimRequest& req, const std::string& project,
@@ -211,14 +220,14 @@ SimResponse Resize(SimContext& ctx, const SimRequest& req, const std::string& pr
                                     "'. Must be greater than or equal to 0."));
   }
   const int target = std::stoi(size);
-  const int before = mig.value("targetSize", 0);
   mig["targetSize"] = target;
-  mig["status"]["isStable"] = false;
-  mig["currentActions"]["creating"] = std::max(0, target - before);
-  mig["currentActions"]["deleting"] = std::max(0, before - target);
   ComputeOpSpec spec{project, scope, "compute.instanceGroupManagers.resize", ComputeUrl(path),
                      mig.value("id", ""), OpEffect::kMigStable, path};
-  return OperationResponse(StartComputeOperation(ctx, spec));
+  OpRecord& op = StartComputeOperation(ctx, spec);
+  ResizeGroupInstances(ctx, path, mig, target, ComputeOpKey(op));
+  CountGroupActions(ctx.state, path, mig);
+  mig["status"]["isStable"] = false;  // the group itself is being modified
+  return OperationResponse(op);
 }
 
 }  // namespace
@@ -246,6 +255,8 @@ SimResponse HandleCompute(SimContext& ctx, const SimRequest& req) {
     return not_found();
   }
   const std::string& collection = s[i];
+  if (collection == "instances" && s[4] == "zones" && (s.size() == i + 2 || s.size() == i + 3))
+    return HandleInstance(ctx, req, project, scope, s[i + 1], s.size() == i + 3 ? s[i + 2] : "");
   if (collection == "operations") {
     if (s.size() == i + 1 && req.method == "GET") return ComputeList(ctx, req, project, scope, collection);
     if (s.size() != i + 2 || req.method != "GET") return not_found();
@@ -276,6 +287,9 @@ SimResponse HandleCompute(SimContext& ctx, const SimRequest& req) {
   } else if (s.size() == i + 3 && s[i + 2] == "resize" && req.method == "POST" &&
              collection == "instanceGroupManagers") {
     return Resize(ctx, req, project, scope, path, it->second);
+  } else if (s.size() == i + 3 && s[i + 2] == "listManagedInstances" && req.method == "POST" &&
+             collection == "instanceGroupManagers") {
+    return ListManagedInstances(ctx, req, path, it->second);
   }
   return not_found();
 }

@@ -53,8 +53,7 @@ manifest::TPUNodeGroup::InstanceConfig InstanceConfigOf(
   auto ip = ic.metadata.find("kubernetes-control-plane-ip");
   if (v != ic.metadata.end() && ip != ic.metadata.end()) {
     *boot = manifest::TPUNodeGroup::BootstrapKubernetes{v->second, ip->second};
-    ic.metadata.erase("kubernetes-version");
-    ic.metadata.erase("kubernetes-control-plane-ip");
+    for (const char* key : plan::kBootstrapMetadataKeys) ic.metadata.erase(key);
   }
   return ic;
 }

@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "catalog/catalog.h"
+#include "node_bootstrap_script.h"
 #include "plan/fingerprint.h"
+#include "plan/node_labels.h"
 #include "plan/normalize.h"
 #include "plan/ownership.h"
 
@@ -230,9 +232,14 @@ void AddTemplate(const manifest::Target& target, const manifest::TPUNodeGroup& g
   t.on_host_maintenance = "TERMINATE";
   t.instance_termination_action = TerminationAction(ic.provisioning_model);
   if (g.bootstrap_kubernetes) {
-    // What the node bootstrap reads to join the control plane.
+    // What the node bootstrap reads (docs/architecture.md, "TPUNodeGroup
+    // nodes"): the kubelet's labels, the slice's topology for the device
+    // plugin, and the join script. The join token comes later, per VM.
     t.metadata["kubernetes-version"] = g.bootstrap_kubernetes->version;
     t.metadata["kubernetes-control-plane-ip"] = g.bootstrap_kubernetes->control_plane_ip;
+    t.metadata["kube-labels"] = KubeLabelsValue(NodeGroupLabels(g));
+    if (!g.topology.empty()) t.metadata["accelerator_topology_id"] = g.topology;
+    t.metadata["startup-script"] = std::string(nodes::kNodeBootstrapScript);
   }
   // Templates are immutable: the name carries a hash of the content, so any
   // change is a new template (and the MIG moves to it).

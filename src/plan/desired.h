@@ -53,6 +53,11 @@ struct DesiredTarget {
   std::vector<DesiredCompute<cloud::InstanceGroupManager>> groups;
 };
 
+// The template metadata keys a TPUNodeGroup's spec.bootstrapKubernetes puts
+// there (export reads the first two back and drops the rest).
+inline constexpr const char* kBootstrapMetadataKeys[] = {"kubernetes-version", "kubernetes-control-plane-ip",
+                                                         "kube-labels", "accelerator_topology_id", "startup-script"};
+
 // REQUIRES: !target.blocked() (shapes are resolved).
 DesiredTarget BuildDesired(const manifest::Target& target);
 

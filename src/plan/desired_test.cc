@@ -186,6 +186,23 @@ TEST(DesiredTest, BringYourOwnTemplate) {
   EXPECT_EQ(d.groups[0].resource.target_size_policy_mode, "INDIVIDUAL");
 }
 
+TEST(DesiredTest, BootstrapKubernetesPutsTheJoinOnTheTemplate) {
+  manifest::Target t = MakeTarget();
+  auto g = Group(manifest::TargetSizePolicyMode::kBulk);
+  t.groups.push_back(g);
+  const auto plain = BuildDesired(t).templates[0].resource.metadata;
+  EXPECT_FALSE(plain.count("kube-labels")) << "no join asked for, nothing to read it";
+  t.groups[0].bootstrap_kubernetes = manifest::TPUNodeGroup::BootstrapKubernetes{"1.33", "10.0.0.2"};
+  const auto md = BuildDesired(t).templates[0].resource.metadata;
+  EXPECT_EQ(md.at("kube-labels"),
+            "cloud.google.com/gke-accelerator-count=4,cloud.google.com/gke-tpu-accelerator=tpu-v6e-slice,"
+            "cloud.google.com/gke-tpu-topology=4x4,cloud.google.com/tpu-node-group=slice");
+  EXPECT_EQ(md.at("accelerator_topology_id"), "4x4");
+  EXPECT_EQ(md.at("kubernetes-control-plane-ip"), "10.0.0.2");
+  EXPECT_NE(md.at("startup-script").find("kubeadm"), std::string::npos);
+  for (const char* key : kBootstrapMetadataKeys) EXPECT_TRUE(md.count(key)) << key;
+}
+
 TEST(OwnershipTest, ComputeDescriptionRoundTrip) {
   auto m = ParseComputeDescription(ComputeDescription({"p/c", "TPUNodeGroup/g", true}));
   ASSERT_TRUE(m);

@@ -30,6 +30,8 @@ namespace resources {
 inline const ResourceRef kNodes{"", "v1", "nodes", "Node", false};
 inline const ResourceRef kPods{"", "v1", "pods", "Pod", true};
 inline const ResourceRef kEvents{"", "v1", "events", "Event", true};
+inline const ResourceRef kSecrets{"", "v1", "secrets", "Secret", true};
+inline const ResourceRef kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 inline const ResourceRef kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 inline const ResourceRef kJobSets{"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true};
 // Kueue objects; the version is chosen by discovery (kueue_version.h).

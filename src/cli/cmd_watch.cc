@@ -212,7 +212,8 @@ int RunWatch(const WatchFlags& flags) {
   if (!session.ok()) return fail(session.status());
   std::optional<daemon::DaemonKube> dk;
   if (kube) dk = daemon::DaemonKube{&kube->reader(), &kube->writer(), &kube->clock(), kube->elector(),
-                                    kube->shards(), kube->resync(), kube->retry_period()};
+                                    kube->shards(), kube->resync(), kube->retry_period(),
+                                    kube->node_join_interval()};
   auto notify = MakeNotifier(flags.notify);
   if (!notify.ok()) {
     PrintFatalError(notify.status());

@@ -47,6 +47,10 @@ void AddKubeFlags(CLI::App* cmd, KubeFlags* f) {
   cmd->add_option("--kube-resync-interval", f->resync,
                   "Re-sync quota and re-check held scale-downs at least this often (default 30s)")
       ->group(g);
+  cmd->add_option("--node-join-interval", f->node_join_interval,
+                  "How often TPUNodeGroup VMs are checked: tokens for RUNNING ones, labels and clean-up for "
+                  "joined ones (default 10s)")
+      ->group(g);
   cmd->add_flag("--leader-elect", f->leader_elect,
                 "Act only while holding a coordination.k8s.io/v1 Lease (several replicas act as one)")
       ->group(g);
@@ -120,6 +124,9 @@ Result<std::unique_ptr<KubeAccess>> KubeAccess::Open(const KubeFlags& flags) {
   auto resync = Positive("--kube-resync-interval", flags.resync);
   if (!resync.ok()) return resync.status();
   k->resync_ = *resync;
+  auto join = Positive("--node-join-interval", flags.node_join_interval);
+  if (!join.ok()) return join.status();
+  k->node_join_interval_ = *join;
   Result<kube::RestConfig> config = flags.in_cluster
                                         ? kube::InClusterConfig(env)
                                         : kube::LoadDefaultConfig(env, flags.kubeconfig, flags.context);

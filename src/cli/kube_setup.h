@@ -33,6 +33,7 @@ struct KubeFlags {
   bool in_cluster = false;    // --in-cluster: the pod's service account only
   std::string target;         // --kube-target PROJECT/CLUSTER
   std::string resync = "30s"; // --kube-resync-interval
+  std::string node_join_interval = "10s";  // --node-join-interval
   bool leader_elect = false;
   std::string lease_namespace;  // default: the pod's namespace, else "default"
   std::string lease_name = "tpu-provisioner";
@@ -70,6 +71,7 @@ class KubeAccess {
   Clock& clock() { return env_; }
   std::chrono::milliseconds resync() const { return resync_; }
   std::chrono::milliseconds retry_period() const { return retry_period_; }
+  std::chrono::milliseconds node_join_interval() const { return node_join_interval_; }
   const std::string& server() const { return rest_->config().server; }
 
  private:
@@ -81,6 +83,7 @@ class KubeAccess {
   std::unique_ptr<kube::LeaderOnlyClient> leader_only_;
   std::chrono::milliseconds resync_{30000};
   std::chrono::milliseconds retry_period_{2000};
+  std::chrono::milliseconds node_join_interval_{10000};
 };
 
 }  // namespace tpu::cli

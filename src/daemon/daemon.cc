@@ -43,6 +43,14 @@ Daemon::Daemon(source::RevisionSource* source, Waiter* waiter, cloud::CloudConne
                                                               [this] { loop_->RequestWake(); });
     demand_ = std::make_unique<DemandPort>(*demand_controller_, *kube_->clock, clock_, ro.kube_target);
     ro.demand = demand_.get();
+    // TPUNodeGroup VMs join as nodes: only the replica that may write to
+    // Kubernetes for the target hands out tokens.
+    node_join_ = std::make_unique<NodeJoinThread>(
+        *kube_->writer, connection_->compute(), kube_->node_join_interval, [this](const std::string& key) {
+          if (kube_->shards) return kube_->shards->OwnsTarget(key);
+          return !kube_->elector || (lease_ && lease_->leader());
+        });
+    ro.nodes = node_join_.get();
   }
   reconciler_ = std::make_unique<Reconciler>(source, &cloud_, &clock_, ro);
 
@@ -67,6 +75,7 @@ Daemon::~Daemon() = default;
 DaemonStatus Daemon::Status_() const {
   DaemonStatus s = reconciler_->Snapshot();
   if (demand_) s.demand = demand_->Snapshot();
+  if (node_join_) s.node_groups = node_join_->Snapshot();
   if (kube_ && kube_->elector) {
     const auto& c = kube_->elector->config();
     s.leader = {true, lease_ && lease_->leader(), c.identity, c.ns + "/" + c.name};
@@ -126,6 +135,7 @@ void Daemon::StartKube() {
   kueue_->SetWorkloadSource([this] { return workload_watch_->Objects(); });
   workload_watch_->Start();
   demand_controller_->Start();
+  node_join_->Start();
   if (kube_->shards) {
     shard_thread_ = std::make_unique<ShardThread>(*kube_->shards, kube_->retry_period,
                                                   [this] { loop_->RequestFullPass(); });
@@ -154,6 +164,7 @@ bool Daemon::Run() {
   if (node_watch_) node_watch_->RequestStop();
   if (workload_watch_) workload_watch_->RequestStop();
   if (demand_controller_) demand_controller_->RequestStop();
+  if (node_join_) node_join_->Stop();  // before the Lease goes: no write after it
   if (lease_) lease_->Stop();  // gives the lease up for the next replica
   if (shard_thread_) shard_thread_->Stop();  // and the shards, once no apply of ours runs
   if (node_watch_) node_watch_->Stop();

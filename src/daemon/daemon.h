@@ -22,6 +22,7 @@
 #include "daemon/http_server.h"
 #include "daemon/kube_threads.h"
 #include "daemon/kueue_port.h"
+#include "daemon/node_join_thread.h"
 #include "daemon/notifier.h"
 #include "daemon/reconciler.h"
 #include "daemon/shard_thread.h"
@@ -45,6 +46,8 @@ struct DaemonKube {
   shard::ShardKeeper* shards = nullptr;
   std::chrono::milliseconds resync{30000};
   std::chrono::milliseconds retry_period{2000};
+  // How often TPUNodeGroup VMs are checked for joining (node_join_thread.h).
+  std::chrono::milliseconds node_join_interval{10000};
 };
 
 struct DaemonOptions {
@@ -95,6 +98,7 @@ class Daemon {
   std::unique_ptr<ResourceWatch> node_watch_, workload_watch_;
   std::unique_ptr<LeaseKeeper> lease_;
   std::unique_ptr<ShardThread> shard_thread_;
+  std::unique_ptr<NodeJoinThread> node_join_;
   std::atomic<bool> lost_lease_{false};
 };
 

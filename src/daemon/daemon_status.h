@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "nodes/group_status.h"
+#include "nodes/node_joiner.h"
 #include "plan/model.h"
 
 namespace tpu::daemon {
@@ -112,6 +114,17 @@ struct DemandStatus {
   uint64_t events = 0;   // Kubernetes Events recorded (refusals, creates)
 };
 
+// TPUNodeGroup VMs joining as nodes of the Kubernetes cluster the daemon
+// talks to (docs/architecture.md, "TPUNodeGroup nodes"): filled in by the
+// Daemon from its join thread. Never carries a token.
+struct NodeGroupsStatus {
+  bool enabled = false;
+  std::string target;  // whose TPUNodeGroups join; "" when none
+  std::vector<nodes::GroupNodeStatus> groups;
+  nodes::JoinCounters counters;
+  uint64_t passes = 0;
+};
+
 // Leader election (--leader-elect): filled in by the Daemon (daemon.h) from the elector.
 struct LeaderStatus {
   bool enabled = false;
@@ -151,6 +164,7 @@ struct DaemonStatus {
   std::vector<TargetReport> targets;  // sorted by key
   KueueStatus kueue;
   DemandStatus demand;  // filled in by the Daemon (daemon.h) from its DemandPort
+  NodeGroupsStatus node_groups;
   LeaderStatus leader;
   ShardStatus shards;  // filled in by the Daemon from its ShardKeeper
 

@@ -15,6 +15,11 @@ std::vector<const manifest::Target*> With(const manifest::Repo& repo, bool (*has
 
 bool HasKueue(const manifest::Target& t) { return t.policy.kueue.has_value(); }
 bool HasDemand(const manifest::Target& t) { return t.policy.demand.has_value(); }
+bool HasJoiningGroups(const manifest::Target& t) {
+  for (const auto& g : t.groups)
+    if (g.bootstrap_kubernetes) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -31,6 +36,9 @@ KubeTargetChoice ChooseKubeTarget(const manifest::Repo& repo, const std::string&
   if (use == KubeTargetUse::kDemand) {
     candidates = With(repo, HasDemand);
     field = "spec.demand";
+  } else if (use == KubeTargetUse::kNodes) {
+    candidates = With(repo, HasJoiningGroups);
+    field = "TPUNodeGroups with spec.bootstrapKubernetes";
   }
   if (candidates.empty()) {
     candidates = With(repo, HasKueue);

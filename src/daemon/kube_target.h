@@ -1,6 +1,6 @@
 // Which target of a revision the Kubernetes cluster `watch` talks to is: the
-// one its Kueue quota follows and its demand-driven pools are made in. Both
-// ask here, so they can never disagree.
+// one its Kueue quota follows, its demand-driven pools are made in, and its
+// TPUNodeGroups' VMs join. All ask here, so they can never disagree.
 #pragma once
 
 #include <string>
@@ -13,6 +13,8 @@ enum class KubeTargetUse {
   kKueue,   // the only target with spec.kueue
   kDemand,  // the only target with spec.demand, else the only one with spec.kueue
             // (its pools still need collecting once spec.demand is removed)
+  kNodes,   // the only target whose TPUNodeGroups bootstrap Kubernetes, else
+            // the only one with spec.kueue
 };
 
 struct KubeTargetChoice {

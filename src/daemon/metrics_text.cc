@@ -158,6 +158,31 @@ void ShardMetrics(Writer& w, const ShardStatus& s) {
   w.Sample("shard_lost_total", id, static_cast<double>(s.lost));
 }
 
+// TPUNodeGroup VMs and the nodes they became, per group; the join's work.
+void NodeGroupMetrics(Writer& w, const NodeGroupsStatus& s) {
+  w.Family("node_group_vms", "gauge",
+           "TPUNodeGroup VMs by stage: requested (spec.nodeCount), instances, running, joined (a Node), ready.");
+  for (const auto& g : s.groups) {
+    const std::string group = Label("group", g.name);
+    for (const auto& [stage, n] : std::vector<std::pair<const char*, int>>{
+             {"requested", g.requested}, {"instances", g.instances}, {"running", g.running},
+             {"joined", g.joined}, {"ready", g.ready}})
+      w.Sample("node_group_vms", group + "," + Label("stage", stage), n);
+  }
+  w.Family("node_group_failed", "gauge", "1 while a TPUNodeGroup is Failed, labelled with the reason.");
+  for (const auto& g : s.groups)
+    w.Sample("node_group_failed", Label("group", g.name) + "," + Label("reason", g.reason), g.phase == "Failed");
+  w.Family("node_join_actions_total", "counter",
+           "Work of the node join: bootstrap tokens issued, revoked after the join, expired; Node labels "
+           "patched; Nodes cordoned and deleted at teardown; failed calls.");
+  const auto& c = s.counters;
+  for (const auto& [action, n] : std::vector<std::pair<const char*, int64_t>>{
+           {"token_issued", c.tokens_issued}, {"token_revoked", c.tokens_revoked},
+           {"token_expired", c.tokens_expired}, {"labels_patched", c.labels_patched},
+           {"node_cordoned", c.nodes_cordoned}, {"node_deleted", c.nodes_deleted}, {"error", c.errors}})
+    w.Sample("node_join_actions_total", Label("action", action), static_cast<double>(n));
+}
+
 // Demand-driven pools, the Kubernetes watches, the leader Lease, the shards.
 void KubeMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
   if (s.demand.enabled) {
@@ -181,6 +206,7 @@ void KubeMetrics(Writer& w, const DaemonStatus& s, const ExtraMetrics& extra) {
     w.Sample("leader", Label("identity", s.leader.identity), s.leader.leader ? 1 : 0);
   }
   if (s.shards.enabled) ShardMetrics(w, s.shards);
+  if (s.node_groups.enabled) NodeGroupMetrics(w, s.node_groups);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "daemon/daemon_status.h"
 #include "daemon/demand_hook.h"
 #include "daemon/kueue_port.h"
+#include "daemon/nodes_port.h"
 #include "daemon/notifier.h"
 #include "source/revision_source.h"
 #include "daemon/target_backoff.h"
@@ -64,6 +65,9 @@ struct ReconcilerOptions {
   // Quota is re-synced at least this often (ready mode follows Nodes between
   // revisions), and held scale-downs are checked again this often.
   std::chrono::milliseconds kueue_resync{std::chrono::seconds(30)};
+  // TPUNodeGroup VMs joining the Kubernetes cluster (nodes_port.h); null: no
+  // Kubernetes. Must outlive the Reconciler.
+  NodesPort* nodes = nullptr;
   // Where events go (notifier.h); null: nowhere. Must not block; must outlive
   // the Reconciler.
   EventSink* events = nullptr;
@@ -131,6 +135,7 @@ class Reconciler {
     TreeSignatures signatures;
     std::map<std::string, const manifest::Target*> declared;  // by key, into *repo
     std::optional<manifest::Target> kueue_target;  // as git declares it, before demand pools join
+    std::string nodes_target;  // the key of the target whose TPUNodeGroups join; "" when none
     bool full = false;                    // a drift check
     std::set<std::string> selected;       // targets to re-plan when not full
     std::set<std::string> demand_due;     // targets the demand hook asks for
@@ -185,6 +190,10 @@ class Reconciler {
       options_.events->Notify({std::move(type), std::move(target), std::move(revision), std::move(text),
                                std::move(details)});
   }
+  // The node join (reconciler_nodes.cc): the joining target's groups handed
+  // over, and the nodes of groups about to be torn down cordoned.
+  void HandNodeGroups(Cycle& c);
+  void CordonBeforeTeardown(const Cycle& c);
   // Drift mode, cleanupOnly and change windows (reconciler_gate.cc): trims
   // `to_apply` to what may run now, drops targets left with nothing from
   // `eligible`, and returns each gated target's decision for its report.

@@ -78,6 +78,7 @@ bool Reconciler::LoadAndSelect(Cycle& c, bool force_full) {
   // Copied before demand-driven pools join: quota follows what git declares.
   if (options_.kueue) c.kueue_target = KueueTarget(*c.repo);
   if (c.kueue_target && !Owns(c.kueue_target->Key())) c.kueue_target.reset();
+  if (options_.nodes) HandNodeGroups(c);
 
   c.full = force_full || force_full_next_ || !initialized_ || c.now >= next_drift_;
   // Asked every pass (the hook forgets what it reported); a drift check
@@ -232,6 +233,7 @@ void Reconciler::PlanSelected(Cycle& c) {
 // the next reconcile of their targets re-lists.
 void Reconciler::ApplyEligible(Cycle& c) {
   if (!options_.dry_run && !c.to_apply.targets.empty()) {
+    if (options_.nodes) CordonBeforeTeardown(c);
     for (const auto& t : c.to_apply.targets)
       Emit("apply.started", t.key, c.rev.id,
            "tpu-provisioner: applying " + std::to_string(t.actions.size()) + " actions to " + t.key + " at " +

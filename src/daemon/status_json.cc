@@ -78,6 +78,19 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
     demand = {{"target", s.demand.target}, {"synced", s.demand.synced}, {"pools", pools},
               {"chips", s.demand.chips}, {"error", s.demand.error}, {"events", s.demand.events}};
   }
+  json node_groups = nullptr;
+  if (s.node_groups.enabled) {
+    json groups = json::array();
+    for (const auto& g : s.node_groups.groups)
+      groups.push_back({{"name", g.name}, {"phase", g.phase}, {"reason", g.reason}, {"message", g.message},
+                        {"requested", g.requested}, {"instances", g.instances}, {"running", g.running},
+                        {"joined", g.joined}, {"ready", g.ready}, {"lastError", g.last_error}});
+    const auto& c = s.node_groups.counters;
+    node_groups = {{"target", s.node_groups.target}, {"groups", groups}, {"passes", s.node_groups.passes},
+                   {"tokensIssued", c.tokens_issued}, {"tokensRevoked", c.tokens_revoked},
+                   {"tokensExpired", c.tokens_expired}, {"labelsPatched", c.labels_patched},
+                   {"nodesCordoned", c.nodes_cordoned}, {"nodesDeleted", c.nodes_deleted}, {"errors", c.errors}};
+  }
   json leader = nullptr;
   if (s.leader.enabled)
     leader = {{"leader", s.leader.leader}, {"identity", s.leader.identity}, {"lease", s.leader.lease}};
@@ -100,6 +113,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"targets", targets},
           {"kueue", kueue},
           {"workloadPools", demand},
+          {"nodeGroups", node_groups},
           {"leaderElection", leader},
           {"shards", shards}};
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -49,9 +50,12 @@ class DaemonProcess {
   DaemonProcess(std::vector<std::string> args, const std::string& log_path,
                 const std::string& cloud_endpoint, const std::string& metadata_host)
       : log_path_(log_path) {
-    std::vector<std::string> argv = {TPU_BINARY, "watch", "--listen", "127.0.0.1:0",
-                                     "--gke-endpoint", cloud_endpoint + "/",
+    std::vector<std::string> argv = {TPU_BINARY, "watch", "--gke-endpoint", cloud_endpoint + "/",
                                      "--compute-endpoint", cloud_endpoint + "/"};
+    // A port the test chose (a log level that hides the "listening on" line), else any.
+    auto listen = std::find(args.begin(), args.end(), "--listen");
+    if (listen == args.end()) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
+    else if (listen + 1 != args.end()) port_ = std::stoi(listen[1].substr(listen[1].rfind(':') + 1));
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {

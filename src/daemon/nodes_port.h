@@ -1,0 +1,28 @@
+// NodesPort: what the reconcile loop asks of the TPUNodeGroup node join
+// (docs/architecture.md, "TPUNodeGroup nodes"), behind one interface as
+// KueuePort is for Kueue: which groups the Kubernetes cluster's target
+// declares, and teardown's first step, cordoning a group's nodes before the
+// apply deletes or replaces its MIG.
+//
+// Thread-safety: the loop's thread calls it; implementations hand the groups
+// to their own thread.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "manifest/types.h"
+
+namespace tpu::daemon {
+
+class NodesPort {
+ public:
+  virtual ~NodesPort() = default;
+  // The target whose TPUNodeGroups join, as this revision declares it (a
+  // copy is kept; a blocked revision is never passed, so the last good one stays).
+  virtual void SetTarget(const manifest::Target& target) = 0;
+  // Marks the Nodes of `group` unschedulable.
+  virtual Status Cordon(const std::string& group) = 0;
+};
+
+}  // namespace tpu::daemon

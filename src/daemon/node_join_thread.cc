@@ -38,6 +38,12 @@ Status NodeJoinThread::Cordon(const std::string& group) {
   return s;
 }
 
+void NodeJoinThread::NoteApply(const std::string& group, const std::string& reason, const std::string& message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (reason.empty()) apply_failures_.erase(group);
+  else apply_failures_[group] = {reason, message};
+}
+
 void NodeJoinThread::Start() {
   thread_ = std::thread([this] { Run(); });
 }
@@ -77,6 +83,19 @@ void NodeJoinThread::Pass() {
     counters = joiner_.counters();
   }
   std::lock_guard<std::mutex> lock(mu_);
+  // The apply's failures come first: a group whose MIG could not be made has
+  // no VMs to report on.
+  for (auto& g : groups) {
+    auto failed = apply_failures_.find(g.name);
+    if (failed == apply_failures_.end()) continue;
+    if (g.phase == "Ready") {  // whatever failed then, the group is whole now
+      apply_failures_.erase(failed);
+      continue;
+    }
+    g.phase = "Failed";
+    g.reason = failed->second.first;
+    g.message = failed->second.second;
+  }
   for (const auto& g : groups) {
     auto before = std::find_if(status_.groups.begin(), status_.groups.end(),
                                [&](const nodes::GroupNodeStatus& o) { return o.name == g.name; });

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -28,6 +29,7 @@ class NodeJoinThread : public NodesPort {
 
   void SetTarget(const manifest::Target& target) override;
   Status Cordon(const std::string& group) override;
+  void NoteApply(const std::string& group, const std::string& reason, const std::string& message) override;
 
   void Start();
   void Stop();
@@ -47,6 +49,8 @@ class NodeJoinThread : public NodesPort {
   std::optional<manifest::Target> target_;  // guarded by mu_
   bool wake_ = false;                       // guarded by mu_
   NodeGroupsStatus status_;                 // guarded by mu_
+  // Groups whose last apply failed: reason and message, by group. Guarded by mu_.
+  std::map<std::string, std::pair<std::string, std::string>> apply_failures_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

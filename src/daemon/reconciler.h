@@ -194,6 +194,8 @@ class Reconciler {
   // over, and the nodes of groups about to be torn down cordoned.
   void HandNodeGroups(Cycle& c);
   void CordonBeforeTeardown(const Cycle& c);
+  // How each joining group's Compute objects fared in the apply.
+  void ReportApplyToNodes(const Cycle& c);
   // Drift mode, cleanupOnly and change windows (reconciler_gate.cc): trims
   // `to_apply` to what may run now, drops targets left with nothing from
   // `eligible`, and returns each gated target's decision for its report.

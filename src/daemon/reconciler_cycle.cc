@@ -241,6 +241,7 @@ void Reconciler::ApplyEligible(Cycle& c) {
            {{"actions", t.actions.size()}});
     c.applied = cancelled_ ? apply::ApplyReport{} : cloud_->Apply(c.to_apply, c.running);
     TallyOutcomes(c);
+    if (options_.nodes) ReportApplyToNodes(c);
     EmitOutcomes(c);
     c.report.applied = c.applied.applied;
     c.report.failed = c.applied.failed;

@@ -2,6 +2,9 @@
 // "TPUNodeGroup nodes"): which target's groups join, and teardown's first step.
 #include <spdlog/spdlog.h>
 
+#include <map>
+#include <utility>
+
 #include "daemon/kube_target.h"
 #include "daemon/reconciler.h"
 
@@ -27,6 +30,30 @@ void Reconciler::CordonBeforeTeardown(const Cycle& c) {
       if (!s.ok()) spdlog::warn("nodes: cordoning TPUNodeGroup {} before its teardown: {}", a.resource.name, s.ToString());
     }
   }
+}
+
+void Reconciler::ReportApplyToNodes(const Cycle& c) {
+  // Each group's Compute objects as this apply tried them: the task of each
+  // action, by resource id.
+  std::map<std::string, const apply::TaskResult*> tasks;
+  for (const auto& task : c.applied.tasks) tasks[task.id] = &task;
+  std::map<std::string, std::pair<std::string, std::string>> outcome;  // group → reason, message
+  for (const auto& t : c.to_apply.targets) {
+    if (t.key != c.nodes_target) continue;
+    for (const auto& a : t.actions) {
+      const size_t at = a.source.rfind("TPUNodeGroup/");
+      auto task = tasks.find(a.resource.Id());
+      if (at == std::string::npos || task == tasks.end()) continue;
+      auto& o = outcome[a.source.substr(at + std::string("TPUNodeGroup/").size())];
+      if (task->second->state != apply::TaskResult::State::kFailed || !o.first.empty()) continue;
+      const Status& s = task->second->status;
+      // The tpu-operator's reasons: an operation that ended in error, or a
+      // call the API refused outright.
+      const bool operation = s.message().find(": operation ") != std::string::npos;
+      o = {operation ? "OperationFailed" : "RequestRejected", s.ToString()};
+    }
+  }
+  for (const auto& [group, o] : outcome) options_.nodes->NoteApply(group, o.first, o.second);
 }
 
 }  // namespace tpu::daemon

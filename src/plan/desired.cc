@@ -37,7 +37,12 @@ std::string TemplateContent(const cloud::InstanceTemplate& t) {
   add("diskType", t.disk_type.value_or(""));
   for (const auto& a : t.service_accounts) add("serviceAccount", a);
   for (const auto& tag : t.network_tags) add("networkTag", tag);
-  for (const auto& [k, v] : t.metadata) add("metadata." + k, v);
+  // The join script is content but not identity: a new tpu-provisioner with
+  // a changed join.sh must not replace every running slice (a BULK MIG's new
+  // template is a replace). It reaches new groups, and groups whose template
+  // changes for another reason (docs/architecture.md, "TPUNodeGroup nodes").
+  for (const auto& [k, v] : t.metadata)
+    if (k != "startup-script") add("metadata." + k, v);
   add("onHostMaintenance", t.on_host_maintenance);
   add("instanceTerminationAction", t.instance_termination_action);
   return s;

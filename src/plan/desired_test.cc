@@ -203,6 +203,19 @@ TEST(DesiredTest, BootstrapKubernetesPutsTheJoinOnTheTemplate) {
   for (const char* key : kBootstrapMetadataKeys) EXPECT_TRUE(md.count(key)) << key;
 }
 
+TEST(DesiredTest, ANewJoinScriptDoesNotRenameTheTemplate) {
+  manifest::Target t = MakeTarget();
+  t.groups.push_back(Group(manifest::TargetSizePolicyMode::kBulk));
+  t.groups[0].bootstrap_kubernetes = manifest::TPUNodeGroup::BootstrapKubernetes{"1.33", "10.0.0.2"};
+  auto tmpl = BuildDesired(t).templates[0].resource;
+  const std::string name = tmpl.name;
+  tmpl.metadata["startup-script"] += "\n# a later version\n";
+  EXPECT_EQ(tmpl.name, name);
+  // What names it is everything else: a changed label is a new template.
+  t.groups[0].topology = "2x4";
+  EXPECT_NE(BuildDesired(t).templates[0].resource.name, name);
+}
+
 TEST(OwnershipTest, ComputeDescriptionRoundTrip) {
   auto m = ParseComputeDescription(ComputeDescription({"p/c", "TPUNodeGroup/g", true}));
   ASSERT_TRUE(m);

@@ -205,7 +205,30 @@ TEST_P(NodeJoinAtLogLevel, VmsJoinAreLabelledTokensGoAndTeardownRemovesTheNodes)
   ExpectNoTokenLeaked(*d);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryLevel, NodeJoinAtLogLevel, ::testing::Values("trace", "debug", "info", "warn"));
+INSTANTIATE_TEST_SUITE_P(EveryLevel, NodeJoinAtLogLevel, ::testing::Values("trace", "debug", "info", "warn", "error", "critical"));
+
+TEST_F(NodeJoinE2eTest, AGroupWhoseMigCannotBeMadeIsFailedWithTheOperatorsReason) {
+  sim::FaultRule broken;
+  broken.method = "POST";
+  broken.path = "instanceGroupManagers$";
+  broken.body = "\"name\":\"serve\"";
+  broken.rate_op_failure = 1.0;
+  ASSERT_TRUE(cloud_.emulator().SetFaults({1, {broken}}).ok());
+  agent_->Start();
+  auto d = StartJoin();
+  ASSERT_NE(d->Port(), 0) << d->Log();
+  ASSERT_TRUE(WaitUntil([&] {
+    json g = Group(*d, "serve");
+    return g.is_object() && g["phase"] == "Failed" && Ready(*d, "keep");
+  })) << d->Status().dump(2);
+  json g = Group(*d, "serve");
+  EXPECT_EQ(g["reason"], "OperationFailed") << g.dump();
+  EXPECT_NE(g["message"].get<std::string>().find("operation"), std::string::npos) << g.dump();
+  auto metrics = d->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("tpu_provisioner_node_group_failed{group=\"serve\",reason=\"OperationFailed\"} 1"),
+            std::string::npos);
+}
 
 TEST_F(NodeJoinE2eTest, KillDuringTheJoinLeavesOneTokenPerVmAndEveryVmJoins) {
   // The first daemon mints the tokens but cannot write the metadata: killed

@@ -23,6 +23,21 @@ nlohmann::json HeldJson(const TargetReport& t) {
           {"until", t.held_until ? nlohmann::json(FormatRfc3339(t.held_until)) : nlohmann::json(nullptr)}};
 }
 
+// TPUNodeGroup VMs and their nodes, per group, and the join's counters.
+nlohmann::json NodeGroupsJson(const NodeGroupsStatus& s) {
+  using nlohmann::json;
+  json groups = json::array();
+  for (const auto& g : s.groups)
+    groups.push_back({{"name", g.name}, {"phase", g.phase}, {"reason", g.reason}, {"message", g.message},
+                      {"requested", g.requested}, {"instances", g.instances}, {"running", g.running},
+                      {"joined", g.joined}, {"ready", g.ready}, {"lastError", g.last_error}});
+  const auto& c = s.counters;
+  return {{"target", s.target}, {"groups", groups}, {"passes", s.passes},
+          {"tokensIssued", c.tokens_issued}, {"tokensRevoked", c.tokens_revoked},
+          {"tokensExpired", c.tokens_expired}, {"labelsPatched", c.labels_patched},
+          {"nodesCordoned", c.nodes_cordoned}, {"nodesDeleted", c.nodes_deleted}, {"errors", c.errors}};
+}
+
 }  // namespace
 
 nlohmann::json StatusJson(const DaemonStatus& s) {
@@ -78,19 +93,6 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
     demand = {{"target", s.demand.target}, {"synced", s.demand.synced}, {"pools", pools},
               {"chips", s.demand.chips}, {"error", s.demand.error}, {"events", s.demand.events}};
   }
-  json node_groups = nullptr;
-  if (s.node_groups.enabled) {
-    json groups = json::array();
-    for (const auto& g : s.node_groups.groups)
-      groups.push_back({{"name", g.name}, {"phase", g.phase}, {"reason", g.reason}, {"message", g.message},
-                        {"requested", g.requested}, {"instances", g.instances}, {"running", g.running},
-                        {"joined", g.joined}, {"ready", g.ready}, {"lastError", g.last_error}});
-    const auto& c = s.node_groups.counters;
-    node_groups = {{"target", s.node_groups.target}, {"groups", groups}, {"passes", s.node_groups.passes},
-                   {"tokensIssued", c.tokens_issued}, {"tokensRevoked", c.tokens_revoked},
-                   {"tokensExpired", c.tokens_expired}, {"labelsPatched", c.labels_patched},
-                   {"nodesCordoned", c.nodes_cordoned}, {"nodesDeleted", c.nodes_deleted}, {"errors", c.errors}};
-  }
   json leader = nullptr;
   if (s.leader.enabled)
     leader = {{"leader", s.leader.leader}, {"identity", s.leader.identity}, {"lease", s.leader.lease}};
@@ -113,7 +115,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"targets", targets},
           {"kueue", kueue},
           {"workloadPools", demand},
-          {"nodeGroups", node_groups},
+          {"nodeGroups", s.node_groups.enabled ? NodeGroupsJson(s.node_groups) : json(nullptr)},
           {"leaderElection", leader},
           {"shards", shards}};
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cloud/types.h"
+#include "plan/node_labels.h"
 #include "plan/ownership.h"
 
 namespace tpu::demand {
@@ -24,8 +25,9 @@ inline constexpr const char* kCompletionIndexAnnotation = "batch.kubernetes.io/j
 inline constexpr const char* kJobSetUidLabel = "jobset.sigs.k8s.io/jobset-uid";
 inline constexpr const char* kDisableAnnotation = "tpu-provisioner.io/disable-autoprovisioning";
 inline constexpr const char* kTpuResource = "google.com/tpu";
-inline constexpr const char* kAcceleratorSelector = "cloud.google.com/gke-tpu-accelerator";
-inline constexpr const char* kTopologySelector = "cloud.google.com/gke-tpu-topology";
+// GKE's TPU node labels, the ones TPUNodeGroup nodes carry too.
+inline constexpr const char* kAcceleratorSelector = plan::kTpuAcceleratorLabel;
+inline constexpr const char* kTopologySelector = plan::kTpuTopologyLabel;
 inline constexpr const char* kSpotSelector = "cloud.google.com/gke-spot";
 inline constexpr const char* kReservationSelector = "cloud.google.com/reservation-name";
 inline constexpr const char* kReservationProjectSelector = "cloud.google.com/reservation-project";

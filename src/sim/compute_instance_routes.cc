@@ -64,9 +64,7 @@ SimResponse SetMetadata(SimContext& ctx, const SimRequest& req, const std::strin
   ctx.changed = true;
   ComputeOpSpec spec{project, scope, "setMetadata", rec.wire.value("selfLink", ""),
                      rec.wire.value("id", ""), OpEffect::kNone, ""};
-  SimResponse r;
-  r.body = StartComputeOperation(ctx, spec).wire;
-  return r;
+  return OkResponse(StartComputeOperation(ctx, spec).wire);
 }
 
 SimResponse DeleteInstance(SimContext& ctx, const std::string& project, const std::string& scope,
@@ -76,9 +74,7 @@ SimResponse DeleteInstance(SimContext& ctx, const std::string& project, const st
   OpRecord& op = StartComputeOperation(ctx, spec);
   rec.removing = true;
   rec.op_key = ComputeOpKey(op);
-  SimResponse r;
-  r.body = op.wire;
-  return r;
+  return OkResponse(op.wire);
 }
 
 }  // namespace
@@ -91,11 +87,7 @@ SimResponse HandleInstance(SimContext& ctx, const SimRequest& req, const std::st
   if (it == ctx.state.instances.end() || it->second.wire.value("status", "").empty())
     return ErrorResponse(ComputeNotFound(key));
   InstanceRecord& rec = it->second;
-  if (verb.empty() && req.method == "GET") {
-    SimResponse r;
-    r.body = InstanceWire(ctx.state, rec);
-    return r;
-  }
+  if (verb.empty() && req.method == "GET") return OkResponse(InstanceWire(ctx.state, rec));
   if (verb.empty() && req.method == "DELETE") return DeleteInstance(ctx, project, scope, key, rec);
   if (verb == "setMetadata" && req.method == "POST") return SetMetadata(ctx, req, project, scope, rec);
   return ErrorResponse(NotFound("The requested URL " + req.path + " was not found."));

@@ -62,11 +62,7 @@ bool ValidName(const std::string& n) {
   return n.back() != '-';
 }
 
-SimResponse OperationResponse(const OpRecord& op) {
-  SimResponse r;
-  r.body = op.wire;
-  return r;
-}
+SimResponse OperationResponse(const OpRecord& op) { return OkResponse(op.wire); }
 
 // The relative path ("projects/P/…") of a resource a request refers to by
 // full URL, by relative path, or by a path within the project ("global/…").
@@ -279,9 +275,7 @@ SimResponse HandleCompute(SimContext& ctx, const SimRequest& req) {
   if (it == ctx.state.compute.end()) return ErrorResponse(ComputeNotFound(path));
   if (s.size() == i + 2) {
     if (req.method == "GET") {
-      SimResponse r;
-      r.body = it->second;
-      return r;
+      return OkResponse(it->second);
     }
     if (req.method == "DELETE") return Delete(ctx, project, scope, path, it->second);
   } else if (s.size() == i + 3 && s[i + 2] == "resize" && req.method == "POST" &&

@@ -21,12 +21,6 @@
 namespace tpu::sim {
 namespace {
 
-SimResponse Ok(json body) {
-  SimResponse r;
-  r.body = std::move(body);
-  return r;
-}
-
 std::optional<SimResponse> Busy(const SimContext& ctx, const PoolPath& p) {
   if (auto e = RefusePoolOperation(ctx.state, p.cluster_key(), p.pool_key(), ctx.operations_quota))
     return ErrorResponse(*e);
@@ -53,7 +47,7 @@ SimResponse CreatePool(SimContext& ctx, const SimRequest& req, const PoolPath& b
   CreatePoolInstanceGroups(ctx.state, pp.record, ctx.now_ms);
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "CREATE_NODE_POOL", p.self_link(),
                  OpEffect::kCreatePool, p.pool_key(), error};
-  return Ok(StartGkeOperation(ctx, spec).wire);
+  return OkResponse(StartGkeOperation(ctx, spec).wire);
 }
 
 // PUT …/nodePools/N: the set-valued fields come in wrapper objects
@@ -95,7 +89,7 @@ SimResponse UpdatePool(SimContext& ctx, const SimRequest& req, const PoolPath& p
   pool.wire["status"] = "RECONCILING";
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "UPGRADE_NODES", p.self_link(),
                  OpEffect::kReconcilePool, p.pool_key(), nullptr};
-  return Ok(StartGkeOperation(ctx, spec).wire);
+  return OkResponse(StartGkeOperation(ctx, spec).wire);
 }
 
 SimResponse SetSize(SimContext& ctx, const SimRequest& req, const PoolPath& p, PoolRecord& pool) {
@@ -126,7 +120,7 @@ SimResponse SetSize(SimContext& ctx, const SimRequest& req, const PoolPath& p, P
   pool.wire["status"] = "RECONCILING";
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "SET_NODE_POOL_SIZE", p.self_link(),
                  OpEffect::kReconcilePool, p.pool_key(), error};
-  return Ok(StartGkeOperation(ctx, spec).wire);
+  return OkResponse(StartGkeOperation(ctx, spec).wire);
 }
 
 SimResponse SetAutoscaling(SimContext& ctx, const SimRequest& req, const PoolPath& p, PoolRecord& pool) {
@@ -140,7 +134,7 @@ SimResponse SetAutoscaling(SimContext& ctx, const SimRequest& req, const PoolPat
   pool.wire["status"] = "RECONCILING";
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "UPDATE_CLUSTER", p.self_link(),
                  OpEffect::kReconcilePool, p.pool_key(), nullptr};
-  return Ok(StartGkeOperation(ctx, spec).wire);
+  return OkResponse(StartGkeOperation(ctx, spec).wire);
 }
 
 SimResponse SetManagement(SimContext& ctx, const SimRequest& req, const PoolPath& p, PoolRecord& pool) {
@@ -153,7 +147,7 @@ SimResponse SetManagement(SimContext& ctx, const SimRequest& req, const PoolPath
     pool.wire["management"][f] = m.value(f, false);
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "SET_NODE_POOL_MANAGEMENT", p.self_link(),
                  OpEffect::kReconcilePool, p.pool_key(), nullptr};
-  return Ok(StartGkeOperation(ctx, spec).wire);
+  return OkResponse(StartGkeOperation(ctx, spec).wire);
 }
 
 SimResponse DeletePool(SimContext& ctx, const PoolPath& p, PoolRecord& pool) {
@@ -161,7 +155,7 @@ SimResponse DeletePool(SimContext& ctx, const PoolPath& p, PoolRecord& pool) {
   pool.wire["status"] = "STOPPING";
   GkeOpSpec spec{p.project, p.location, p.cluster_key(), "DELETE_NODE_POOL", p.self_link(),
                  OpEffect::kDeletePool, p.pool_key(), nullptr};
-  return Ok(StartGkeOperation(ctx, spec).wire);
+  return OkResponse(StartGkeOperation(ctx, spec).wire);
 }
 
 }  // namespace
@@ -183,7 +177,7 @@ SimResponse HandleGkeNodePools(SimContext& ctx, const SimRequest& req) {
         pools.push_back(it->second.wire);
       json body = json::object();
       if (!pools.empty()) body["nodePools"] = pools;
-      return Ok(body);
+      return OkResponse(body);
     }
     return ErrorResponse(NotFound("Method not found."));
   }
@@ -197,7 +191,7 @@ SimResponse HandleGkeNodePools(SimContext& ctx, const SimRequest& req) {
   if (it == ctx.state.pools.end()) return ErrorResponse(NotFound("Not found: " + p.resource() + "."));
   PoolRecord& pool = it->second;
   if (p.verb.empty()) {
-    if (req.method == "GET") return Ok(pool.wire);
+    if (req.method == "GET") return OkResponse(pool.wire);
     if (req.method == "PUT") return UpdatePool(ctx, req, p, pool);
     if (req.method == "DELETE") return DeletePool(ctx, p, pool);
   } else if (req.method == "POST") {

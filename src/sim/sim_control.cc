@@ -11,12 +11,6 @@
 namespace tpu::sim {
 namespace {
 
-SimResponse Ok(json body) {
-  SimResponse r;
-  r.body = std::move(body);
-  return r;
-}
-
 SimResponse Bad(const std::string& m) { return ErrorResponse(BadRequest(m)); }
 
 }  // namespace
@@ -50,12 +44,12 @@ SimResponse CloudEmulator::Impl::Control(const SimRequest& req) {
   const std::string what = req.segments.size() >= 2 ? req.segments[1] : "";
   const json body = req.parsed.is_object() ? req.parsed : json::object();
   std::lock_guard<std::mutex> lock(mu);
-  if (what == "counters" && req.method == "GET") return Ok(counters.ToJson());
+  if (what == "counters" && req.method == "GET") return OkResponse(counters.ToJson());
   if (what == "state" && req.method == "GET") {
     AdvanceAndPersist(false);
     json s = state.ToJson();
     if (!persist_error.ok()) s["persistError"] = persist_error.ToString();
-    return Ok(s);
+    return OkResponse(s);
   }
   if (req.method != "POST" && !(req.method == "GET" && (what == "capacity" || what == "faults")))
     return ErrorResponse(NotFound("No such control endpoint: " + req.method + " " + req.path));
@@ -64,14 +58,14 @@ SimResponse CloudEmulator::Impl::Control(const SimRequest& req) {
     if (body.value("state", false)) state = CloudState{};
     if (body.value("faults", false)) faults.Configure(FaultConfig{});
     AdvanceAndPersist(body.value("state", false));
-    return Ok(json::object());
+    return OkResponse(json::object());
   }
   if (what == "capacity") {
     if (req.method == "POST") {
       state.capacity.Apply(body);
       AdvanceAndPersist(true);
     }
-    return Ok(state.capacity.ToJson());
+    return OkResponse(state.capacity.ToJson());
   }
   if (what == "faults") {
     if (req.method == "POST") {
@@ -79,12 +73,12 @@ SimResponse CloudEmulator::Impl::Control(const SimRequest& req) {
       if (!config.ok()) return Bad(config.status().message());
       if (Status s = faults.Configure(*config); !s.ok()) return Bad(s.message());
     }
-    return Ok(FaultConfigToJson(faults.config()));
+    return OkResponse(FaultConfigToJson(faults.config()));
   }
   if (what == "reclaim") {
     Status s = ReclaimLocked(body);
     if (!s.ok()) return Bad(s.message());
-    return Ok(json::object());
+    return OkResponse(json::object());
   }
   if (what == "record") {
     if (record.is_open()) record.close();
@@ -93,7 +87,7 @@ SimResponse CloudEmulator::Impl::Control(const SimRequest& req) {
       record.open(file, std::ios::app);
       if (!record) return Bad("cannot open " + file);
     }
-    return Ok(json::object());
+    return OkResponse(json::object());
   }
   if (what == "seed") {
     AdvanceAndPersist(false);
@@ -118,7 +112,7 @@ SimResponse CloudEmulator::Impl::Control(const SimRequest& req) {
       AdvanceOperations(state, ctx.now_ms);
     }
     AdvanceAndPersist(true);
-    return Ok(json::object());
+    return OkResponse(json::object());
   }
   return ErrorResponse(NotFound("No such control endpoint: " + req.method + " " + req.path));
 }

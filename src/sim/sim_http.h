@@ -36,4 +36,11 @@ struct SimResponse {
   json body = json::object();  // serialized as the response; null means empty body
 };
 
+// 200 with `body`.
+inline SimResponse OkResponse(json body) {
+  SimResponse r;
+  r.body = std::move(body);
+  return r;
+}
+
 }  // namespace tpu::sim

@@ -44,13 +44,15 @@ Daemon::Daemon(source::RevisionSource* source, Waiter* waiter, cloud::CloudConne
     demand_ = std::make_unique<DemandPort>(*demand_controller_, *kube_->clock, clock_, ro.kube_target);
     ro.demand = demand_.get();
     // TPUNodeGroup VMs join as nodes: only the replica that may write to
-    // Kubernetes for the target hands out tokens.
-    node_join_ = std::make_unique<NodeJoinThread>(
-        *kube_->writer, connection_->compute(), kube_->node_join_interval, [this](const std::string& key) {
-          if (kube_->shards) return kube_->shards->OwnsTarget(key);
-          return !kube_->elector || (lease_ && lease_->leader());
-        });
-    ro.nodes = node_join_.get();
+    // Kubernetes for the target hands out tokens, and never under --dry-run.
+    if (!ro.dry_run) {
+      node_join_ = std::make_unique<NodeJoinThread>(
+          *kube_->writer, connection_->compute(), kube_->node_join_interval, [this](const std::string& key) {
+            if (kube_->shards) return kube_->shards->OwnsTarget(key);
+            return !kube_->elector || (lease_ && lease_->leader());
+          });
+      ro.nodes = node_join_.get();
+    }
   }
   reconciler_ = std::make_unique<Reconciler>(source, &cloud_, &clock_, ro);
 
@@ -135,7 +137,7 @@ void Daemon::StartKube() {
   kueue_->SetWorkloadSource([this] { return workload_watch_->Objects(); });
   workload_watch_->Start();
   demand_controller_->Start();
-  node_join_->Start();
+  if (node_join_) node_join_->Start();
   if (kube_->shards) {
     shard_thread_ = std::make_unique<ShardThread>(*kube_->shards, kube_->retry_period,
                                                   [this] { loop_->RequestFullPass(); });

@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace tpu::daemon {
 namespace {
 
@@ -49,7 +51,10 @@ void NodeJoinThread::Start() {
 }
 
 void NodeJoinThread::Stop() {
-  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // so the wait cannot miss it
+    stop_ = true;
+  }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }

@@ -246,6 +246,7 @@ class Reconciler {
   std::set<std::string> window_held_;        // targets with actions a change window holds
   std::optional<TimePoint> next_window_;     // the earliest of their windows' openings
   std::map<std::string, int64_t> drift_since_;  // by target: wall seconds drift was first seen
+  std::string nodes_target_;  // the target whose TPUNodeGroups joined last (loop-thread state)
 
   mutable std::mutex mu_;
   DaemonStatus status_;                          // guarded by mu_

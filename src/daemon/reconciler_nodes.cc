@@ -12,11 +12,26 @@ namespace tpu::daemon {
 
 void Reconciler::HandNodeGroups(Cycle& c) {
   KubeTargetChoice choice = ChooseKubeTarget(*c.repo, options_.kube_target, KubeTargetUse::kNodes);
+  const manifest::Target* target = choice.target;
+  manifest::Target gone;
+  if (!target && choice.error.empty() && !nodes_target_.empty()) {
+    // The last groups that joined were removed (or their whole directory):
+    // the join goes on over what is left, so their tokens and the Nodes of
+    // their deleted VMs are cleaned up.
+    auto it = c.declared.find(nodes_target_);
+    if (it != c.declared.end()) {
+      target = it->second;
+    } else {
+      gone.project = nodes_target_.substr(0, nodes_target_.find('/'));
+      gone.cluster = nodes_target_.substr(nodes_target_.find('/') + 1);
+      target = &gone;
+    }
+  }
   // A broken revision says nothing reliable about the groups: the join goes
   // on with the last good one, and no Node is judged stale because of it.
-  if (!choice.target || choice.target->blocked() || !Owns(choice.target->Key())) return;
-  c.nodes_target = choice.target->Key();
-  options_.nodes->SetTarget(*choice.target);
+  if (!target || target->blocked() || !Owns(target->Key())) return;
+  c.nodes_target = nodes_target_ = target->Key();
+  options_.nodes->SetTarget(*target);
 }
 
 void Reconciler::CordonBeforeTeardown(const Cycle& c) {

@@ -45,7 +45,6 @@ std::string NameOf(const nlohmann::json& obj) {
 }  // namespace
 
 struct NodeJoiner::Pass {
-  std::string project;
   std::map<std::string, nlohmann::json> nodes;  // by spec.providerID
   std::vector<nlohmann::json> labelled;         // Nodes carrying the node-group label
   std::map<std::string, std::vector<TokenSecret>> tokens;  // by instance
@@ -66,7 +65,6 @@ std::vector<GroupNodeStatus> NodeJoiner::Sync(const std::string& project, const 
     out[i].requested = groups[i].requested;
   }
   Pass pass;
-  pass.project = project;
   auto nodes = kube_.List(res::kNodes, "", {});
   kube::ListOptions ours;
   ours.label_selector = kGroupLabel;

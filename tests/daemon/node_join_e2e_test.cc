@@ -76,10 +76,12 @@ class NodeJoinE2eTest : public KubeE2eFixture {
   }
 
   // A fixed port: at warn and above the log has no "listening on" line to read it from.
-  std::unique_ptr<DaemonProcess> StartJoin(const std::string& log = "daemon.log") {
-    return Start({"--node-join-interval", "100ms", "--poll-interval", "1s", "--listen",
-                  "127.0.0.1:" + std::to_string(FreePort())},
-                 log);
+  std::unique_ptr<DaemonProcess> StartJoin(const std::string& log = "daemon.log",
+                                           std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"--node-join-interval", "100ms", "--poll-interval", "1s", "--listen",
+                                     "127.0.0.1:" + std::to_string(FreePort())};
+    args.insert(args.end(), more.begin(), more.end());
+    return Start(args, log);
   }
 
   static int FreePort() {
@@ -228,6 +230,24 @@ TEST_F(NodeJoinE2eTest, AGroupWhoseMigCannotBeMadeIsFailedWithTheOperatorsReason
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("tpu_provisioner_node_group_failed{group=\"serve\",reason=\"OperationFailed\"} 1"),
             std::string::npos);
+}
+
+TEST_F(NodeJoinE2eTest, RemovingTheLastJoiningGroupsStillTearsTheirNodesDown) {
+  agent_->Start();
+  auto d = StartJoin("daemon.log", {"--allow-mass-delete"});
+  ASSERT_NE(d->Port(), 0) << d->Log();
+  ASSERT_TRUE(WaitUntil([&] { return Ready(*d, "serve") && Ready(*d, "keep"); })) << d->Status().dump(2);
+  // No group is left that bootstraps Kubernetes: the join goes on over the
+  // target it last served.
+  std::filesystem::remove(repo_ / "deploy" / kProject / "gce/serve.yaml");
+  std::filesystem::remove(repo_ / "deploy" / kProject / "gce/keep.yaml");
+  CommitAll(repo_, "both groups go");
+  ASSERT_TRUE(WaitUntil([&] { return Nodes("serve").empty() && Nodes("keep").empty(); })) << d->Log();
+  EXPECT_EQ(d->Status()["nodeGroups"]["nodesCordoned"], 4);
+  EXPECT_TRUE(TokenSecrets().empty());
+  // The status follows git: no group is reported once none is declared.
+  ASSERT_TRUE(WaitUntil([&] { return d->Status()["nodeGroups"]["groups"].empty(); })) << d->Status().dump(2);
+  EXPECT_EQ(d->Status()["nodeGroups"]["target"], std::string(kProject) + "/gce");
 }
 
 TEST_F(NodeJoinE2eTest, KillDuringTheJoinLeavesOneTokenPerVmAndEveryVmJoins) {

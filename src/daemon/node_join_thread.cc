@@ -84,6 +84,9 @@ void NodeJoinThread::Pass() {
   nodes::JoinCounters counters;
   {
     std::lock_guard<std::mutex> lock(joiner_mu_);
+    // A cluster with no TPUNodeGroup (GKE beside Kueue) costs one look, not
+    // a Node list every interval.
+    if (target->groups.empty() && joiner_.quiet()) return;
     groups = joiner_.Sync(target->project, nodes::JoinGroupsOf(*target));
     counters = joiner_.counters();
   }

@@ -70,6 +70,7 @@ std::vector<GroupNodeStatus> NodeJoiner::Sync(const std::string& project, const 
   ours.label_selector = kGroupLabel;
   auto secrets = kube_.List(res::kSecrets, "kube-system", ours);
   if (!nodes.ok() || !secrets.ok()) {
+    quiet_ = false;
     const Status s = !nodes.ok() ? nodes.status() : secrets.status();
     for (auto& st : out) Note(st, s);
     return out;
@@ -93,6 +94,7 @@ std::vector<GroupNodeStatus> NodeJoiner::Sync(const std::string& project, const 
     }
     pass.tokens[t->instance].push_back(std::move(*t));
   }
+  quiet_ = groups.empty() && pass.labelled.empty() && secrets->items.empty();
   for (size_t i = 0; i < groups.size(); ++i) SyncGroup(pass, groups[i], out[i]);
   DeleteStaleNodes(pass, project);
   return out;

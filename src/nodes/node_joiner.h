@@ -60,6 +60,9 @@ class NodeJoiner {
   Status Cordon(const std::string& group);
 
   const JoinCounters& counters() const { return counters_; }
+  // The last pass had no group and found nothing of ours to clean up (no
+  // labelled Node, no token): passes over no groups may stop until there are some.
+  bool quiet() const { return quiet_; }
 
  private:
   struct Pass;  // one Sync's listings (node_joiner.cc)
@@ -74,6 +77,7 @@ class NodeJoiner {
   cloud::ComputeClient& compute_;
   std::function<int64_t()> now_s_;
   JoinCounters counters_;
+  bool quiet_ = false;
 };
 
 }  // namespace tpu::nodes

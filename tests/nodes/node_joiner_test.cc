@@ -187,5 +187,17 @@ TEST_F(NodeJoinerTest, AGroupWithoutItsMigIsAbsentAndTokensOfGroupsGoneAreDelete
   EXPECT_TRUE(Secrets().empty()) << "serve left git: its token goes with it";
 }
 
+TEST_F(NodeJoinerTest, NoGroupsAndNothingOfOursIsQuiet) {
+  EXPECT_FALSE(joiner_->quiet()) << "nothing looked at yet";
+  joiner_->Sync(kProject, {});
+  EXPECT_TRUE(joiner_->quiet());
+  AddNode("left-over", "gce://proj-c/us-central1-a/gone", "serve");
+  joiner_->Sync(kProject, {});
+  EXPECT_FALSE(NodeExists("left-over"));
+  EXPECT_FALSE(joiner_->quiet()) << "a pass that cleaned something up is not quiet";
+  joiner_->Sync(kProject, {});
+  EXPECT_TRUE(joiner_->quiet());
+}
+
 }  // namespace
 }  // namespace tpu::nodes

@@ -117,7 +117,8 @@ bool Plan::OnlyAdoptions() const {
 bool Plan::HasErrors() const {
   if (!errors.empty()) return true;
   for (const auto& t : targets)
-    if (t.status == TargetStatus::kBlocked || t.status == TargetStatus::kRefused) return true;
+    if (t.status == TargetStatus::kBlocked || t.status == TargetStatus::kRefused || !t.blocked_actions.empty())
+      return true;
   return false;
 }
 

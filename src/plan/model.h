@@ -159,6 +159,21 @@ struct WorkloadOwnedPool {
   bool operator==(const WorkloadOwnedPool&) const = default;
 };
 
+// A reservation the target's pools and groups draw on, before and after the
+// plan, in VMs (reservations.h).
+struct ReservationUse {
+  std::string name, project, zone;  // project: the owner (another one for a shared reservation)
+  bool found = false;               // in the refresh; false: its numbers are unknown
+  int count = 0;                    // specificReservation.count
+  int in_use = 0;                   // inUseCount, before the plan
+  int takes = 0;                    // VMs the plan's creates and growths take
+  int frees = 0;                    // VMs its deletes and shrinks give back
+  int blocked = 0;                  // VMs of the actions held back because they did not fit
+  int FreeBefore() const { return count - in_use; }
+  int FreeAfter() const { return count - in_use - takes + frees; }
+  bool operator==(const ReservationUse&) const = default;
+};
+
 struct TargetPlan {
   std::string key;  // "project/cluster"
   std::string project;
@@ -175,6 +190,10 @@ struct TargetPlan {
   int delete_chips = 0;  // chips the plan's deletes destroy (the mass-delete guard's numerator)
   int max_delete_percent = 50;
   std::vector<WorkloadOwnedPool> workload_pools;  // by name; never acted on by the plan
+  std::vector<ReservationUse> reservations;  // by owner project, zone and name
+  // Creates and growths a reservation has no room for: shown, never applied
+  // (their `reason` says why, with the numbers). The target's other actions go on.
+  std::vector<Action> blocked_actions;
 
   bool executable() const { return status == TargetStatus::kPlanned; }
 };
@@ -207,7 +226,7 @@ struct Plan {
   // HasChanges(), and every change is an adoption (Action::adopt_only): the
   // plan reports "No changes" but apply still writes the ownership labels.
   bool OnlyAdoptions() const;
-  bool HasErrors() const;   // repo errors, or any blocked or refused target
+  bool HasErrors() const;   // repo errors, any blocked or refused target, or an action a reservation blocks
 };
 
 const char* ActionKindName(ActionKind k);      // "create", "update", …

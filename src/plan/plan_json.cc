@@ -148,6 +148,15 @@ std::string PlanToJson(const Plan& plan, int indent) {
     for (const auto& p : t.workload_pools)
       workload.push_back({{"name", p.name}, {"jobset", p.jobset}, {"status", p.status}, {"chips", p.chips}});
     tj["workloadPools"] = workload;
+    json reservations = json::array();
+    for (const auto& r : t.reservations)
+      reservations.push_back({{"name", r.name}, {"project", r.project}, {"zone", r.zone}, {"found", r.found},
+                              {"count", r.count}, {"inUse", r.in_use}, {"takes", r.takes}, {"frees", r.frees},
+                              {"blocked", r.blocked}, {"freeBefore", r.FreeBefore()}, {"freeAfter", r.FreeAfter()}});
+    tj["reservations"] = reservations;
+    json blocked = json::array();
+    for (const auto& a : t.blocked_actions) blocked.push_back(ActionToJson(a));
+    tj["blockedActions"] = blocked;
     targets.push_back(tj);
   }
   j["targets"] = targets;
@@ -189,6 +198,20 @@ Result<Plan> PlanFromJson(std::string_view text) {
       for (const auto& pj : tj.value("workloadPools", json::array()))
         t.workload_pools.push_back({pj.at("name").get<std::string>(), pj.value("jobset", ""),
                                     pj.value("status", ""), pj.value("chips", 0)});
+      for (const auto& rj : tj.value("reservations", json::array())) {
+        ReservationUse r;
+        r.name = rj.at("name").get<std::string>();
+        r.project = rj.value("project", "");
+        r.zone = rj.value("zone", "");
+        r.found = rj.value("found", false);
+        r.count = rj.value("count", 0);
+        r.in_use = rj.value("inUse", 0);
+        r.takes = rj.value("takes", 0);
+        r.frees = rj.value("frees", 0);
+        r.blocked = rj.value("blocked", 0);
+        t.reservations.push_back(std::move(r));
+      }
+      for (const auto& aj : tj.value("blockedActions", json::array())) t.blocked_actions.push_back(ActionFromJson(aj));
       plan.targets.push_back(std::move(t));
     }
     return plan;

@@ -7,6 +7,7 @@
 
 #include "plan/capacity_shape.h"
 #include "plan/fingerprint.h"
+#include "plan/reservations.h"
 #include "plan/target_planner.h"
 
 namespace tpu::plan {
@@ -50,6 +51,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     if (!Selected(t.Key(), options)) continue;
     TargetPlanner planner(t.project, t.cluster, FindProject(live, t.project), options);
     plan.targets.push_back(planner.Plan(t));
+    if (plan.targets.back().executable()) CheckReservations(plan.targets.back(), live);
     AddCapacityShapes(&plan.targets.back(), FindProject(live, t.project));
   }
 

@@ -140,10 +140,26 @@ class Writer {
       }
     }
     if (shown == 0 && t.status == TargetStatus::kPlanned) Line("  (no changes)");
+    Reservations(t);
     WorkloadPools(t.workload_pools);
     if (t.status == TargetStatus::kRefused)
       Line("  " + Paint("Nothing above will be applied for this target.", kRed));
     out_ += "\n";
+  }
+
+  // Each reservation's headroom before → after, and what it has no room for.
+  void Reservations(const TargetPlan& t) {
+    for (const auto& r : t.reservations) {
+      std::string line = "  Reservation " + r.project + "/" + r.name + (r.zone.empty() ? "" : " (" + r.zone + ")") + ": ";
+      if (!r.found) line += "not found in the refresh; headroom unknown";
+      else
+        line += std::to_string(r.count) + " VMs reserved, " + std::to_string(r.in_use) + " in use; free " +
+                std::to_string(r.FreeBefore()) + " → " + std::to_string(r.FreeAfter());
+      Line(line);
+    }
+    for (const auto& a : t.blocked_actions)
+      Line("  " + Paint("Blocked: ", kRed) + ActionKindName(a.kind) + " " + ResourceKindName(a.resource.kind) + " \"" +
+           a.resource.name + "\": " + a.reason);
   }
 
   // Demand-driven pools: shown as a group of their own, never as actions.

@@ -1,0 +1,22 @@
+// Reservation-aware plans (docs/capacity.md): what each reservation a target's
+// pools and groups name has free before the plan and after it, in VMs, and
+// the creates and growths that would need more than it has. Those are taken
+// out of the plan at plan time, with the numbers, rather than left for an
+// apply that stocks out; the target's other actions go on.
+//
+// A pool names its reservation in reservationAffinity (SPECIFIC_RESERVATION,
+// "R" or "projects/OWNER/reservations/R"); a TPUNodeGroup's template names it
+// in `reservation`. A reservation the refresh did not read is shown as
+// unknown and blocks nothing. Autoscaled pools take nothing now: their VMs
+// are possible capacity, drawn when workloads make the autoscaler ask.
+#pragma once
+
+#include "cloud/types.h"
+#include "plan/model.h"
+
+namespace tpu::plan {
+
+// REQUIRES: the target's actions are final (ordered, guards applied).
+void CheckReservations(TargetPlan& target, const cloud::LiveState& live);
+
+}  // namespace tpu::plan

@@ -110,7 +110,14 @@ std::string SectionBody(const TargetPlan& t, Detail level) {
   std::string out;
   for (const auto& e : t.errors) out += "- :x: " + Escape(e) + "\n";
   for (const auto& w : t.warnings) out += "- :warning: " + Escape(w) + "\n";
-  if (!t.errors.empty() || !t.warnings.empty()) out += "\n";
+  for (const auto& a : t.blocked_actions)
+    out += "- :x: blocked: " + std::string(ActionKindName(a.kind)) + " " + ResourceKindName(a.resource.kind) +
+           " `" + a.resource.name + "`: " + Escape(a.reason) + "\n";
+  for (const auto& r : t.reservations)
+    if (r.found)
+      out += "- reservation `" + r.project + "/" + r.name + "`: " + std::to_string(r.count) + " VMs, free " +
+             std::to_string(r.FreeBefore()) + " → " + std::to_string(r.FreeAfter()) + "\n";
+  if (!t.errors.empty() || !t.warnings.empty() || !t.blocked_actions.empty() || !t.reservations.empty()) out += "\n";
   std::string lines;
   if (level == Detail::kFull) {
     for (const auto& a : t.actions) {

@@ -117,7 +117,7 @@ std::string SectionBody(const TargetPlan& t, Detail level) {
     if (r.found)
       out += "- reservation `" + r.project + "/" + r.name + "`: " + std::to_string(r.count) + " VMs, free " +
              std::to_string(r.FreeBefore()) + " → " + std::to_string(r.FreeAfter()) + "\n";
-  if (!t.errors.empty() || !t.warnings.empty() || !t.blocked_actions.empty() || !t.reservations.empty()) out += "\n";
+  if (!out.empty()) out += "\n";
   std::string lines;
   if (level == Detail::kFull) {
     for (const auto& a : t.actions) {

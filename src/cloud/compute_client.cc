@@ -189,6 +189,31 @@ ApiResult<std::vector<InstanceGroupManager>> ComputeClient::ListInstanceGroupMan
   return out;
 }
 
+ApiResult<std::vector<Reservation>> ComputeClient::ListReservations(const std::string& project) {
+  std::vector<Reservation> out;
+  auto r = ListAggregated(project, "reservations", "reservations", "",
+                          [&](const std::string& scope, const json& item) -> Status {
+                            auto res = ReservationFromJson(item, project);
+                            if (!res.ok()) return res.status();
+                            if (res->zone.empty()) res->zone = LastSegment(scope);
+                            out.push_back(std::move(*res));
+                            return Status::OK();
+                          });
+  if (!r.ok()) return r.error();
+  return out;
+}
+
+ApiResult<Reservation> ComputeClient::GetReservation(const std::string& project, const std::string& zone,
+                                                     const std::string& name) {
+  std::string path = "projects/" + project + "/zones/" + zone + "/reservations/" + name;
+  auto j = caller_->Call("GET", Url(path));
+  if (!j.ok()) return j.error();
+  auto res = ReservationFromJson(*j, project);
+  if (!res.ok()) return ParseFailure("GET " + path, res.status());
+  if (res->zone.empty()) res->zone = zone;
+  return std::move(*res);
+}
+
 ApiResult<std::vector<Operation>> ComputeClient::ListOperations(const std::string& project, bool only_running) {
   std::vector<Operation> out;
   auto r = ListAggregated(project, "operations", "operations", only_running ? "status != DONE" : "",

@@ -1,6 +1,7 @@
 // The Compute Engine (compute/v1) calls for TPUNodeGroups: workload policies
 // (regional resourcePolicies), instance templates (global) and zonal managed
 // instance groups with their instances (list, get, setMetadata, delete),
+// reservations (read only: list, get),
 // their aggregated lists (one call per page across all
 // zones/regions, every page followed), and operations. Mutating calls return
 // the Operation Compute started; poll it with GetOperation, or WaitOperation
@@ -74,6 +75,13 @@ class ComputeClient {
   ApiResult<std::vector<WorkloadPolicy>> ListWorkloadPolicies(const std::string& project);
   ApiResult<std::vector<InstanceTemplate>> ListInstanceTemplates(const std::string& project);
   ApiResult<std::vector<InstanceGroupManager>> ListInstanceGroupManagers(const std::string& project);
+  // Reservations the project owns (aggregated/reservations), all pages. A
+  // reservation another project shares with this one is not among them: read
+  // it from its owner with GetReservation.
+  ApiResult<std::vector<Reservation>> ListReservations(const std::string& project);
+  // zones/Z/reservations/N of `project` (the owner, for a shared one).
+  ApiResult<Reservation> GetReservation(const std::string& project, const std::string& zone,
+                                        const std::string& name);
   // aggregated/operations; with only_running, filter=status!=DONE (also applied
   // client-side in case the server ignores the filter).
   ApiResult<std::vector<Operation>> ListOperations(const std::string& project, bool only_running);

@@ -167,6 +167,35 @@ Result<InstanceTemplate> InstanceTemplateFromJson(const json& j) {
   return t;
 }
 
+Result<Reservation> ReservationFromJson(const json& j, const std::string& project) {
+  if (!j.is_object()) return Status::InvalidArgument("reservation: expected a JSON object");
+  Reservation res;
+  WireReader r("reservation");
+  r.String(j, "name", &res.name);
+  r.String(j, "zone", &res.zone);
+  res.zone = LastSegment(res.zone);
+  r.String(j, "selfLink", &res.self_link);
+  res.project = SegmentAfter(res.self_link, "projects");
+  if (res.project.empty()) res.project = project;
+  r.String(j, "status", &res.status);
+  r.Bool(j, "specificReservationRequired", &res.specific_reservation_required);
+  if (const json* sr = r.Object(j, "specificReservation")) {
+    r.Int(*sr, "count", &res.count);
+    r.Int(*sr, "inUseCount", &res.in_use_count);
+    if (const json* props = r.Object(*sr, "instanceProperties"))
+      r.String(*props, "machineType", &res.machine_type);
+  }
+  if (const json* share = r.Object(j, "shareSettings")) {
+    r.String(*share, "shareType", &res.share_type);
+    if (const json* pm = r.Object(*share, "projectMap"))
+      for (const auto& [key, unused] : pm->items()) res.shared_with.push_back(key);
+  }
+  r.String(j, "deploymentType", &res.deployment_type);
+  if (const json* rs = r.Object(j, "resourceStatus")) r.Int(*rs, "reservationBlockCount", &res.block_count);
+  if (!r.ok()) return r.status();
+  return res;
+}
+
 json InstanceGroupManagerToJson(const InstanceGroupManager& m) {
   json j = {{"name", m.name}, {"targetSize", m.target_size}};
   if (!m.description.empty()) j["description"] = m.description;

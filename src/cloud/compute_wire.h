@@ -37,6 +37,13 @@ Result<Instance> InstanceFromJson(const nlohmann::json& j);
 nlohmann::json InstanceMetadataToJson(const std::string& fingerprint,
                                       const std::vector<std::pair<std::string, std::string>>& items);
 
+// compute#reservation {name, zone (URL → name), selfLink (→ project), status,
+// specificReservationRequired, specificReservation {count, inUseCount,
+// instanceProperties.machineType}, shareSettings {shareType, projectMap},
+// deploymentType, resourceStatus.reservationBlockCount}. `project` is the
+// owner when the selfLink does not say.
+Result<Reservation> ReservationFromJson(const nlohmann::json& j, const std::string& project = "");
+
 // compute#operation. scope/location from the zone or region URL (global otherwise);
 // error_code = httpErrorStatusCode, error_reason/message from error.errors[0].
 Result<Operation> ComputeOperationFromJson(const nlohmann::json& j, const std::string& project = "");

@@ -167,6 +167,42 @@ TEST(ComputeWireTest, ManagedInstancesAndGroupActions) {
   EXPECT_EQ(InstanceMetadataToJson("", {{"k", "v"}}), json::parse(R"({"items":[{"key":"k","value":"v"}]})"));
 }
 
+TEST(ComputeWireTest, ReservationFromTheApisJson) {
+  auto r = ReservationFromJson(json::parse(R"({
+    "kind": "compute#reservation", "id": "4711", "name": "res-a",
+    "zone": "https://www.googleapis.com/compute/v1/projects/owner/zones/us-east5-b",
+    "selfLink": "https://www.googleapis.com/compute/v1/projects/owner/zones/us-east5-b/reservations/res-a",
+    "status": "READY", "specificReservationRequired": true,
+    "specificReservation": {"count": "64", "inUseCount": "16", "assuredCount": "64",
+                            "instanceProperties": {"machineType": "tpu7x-standard-4t"}},
+    "shareSettings": {"shareType": "SPECIFIC_PROJECTS",
+                      "projectMap": {"consumer": {"projectId": "consumer"}}},
+    "deploymentType": "DENSE", "resourceStatus": {"reservationBlockCount": 4}})"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->name, "res-a");
+  EXPECT_EQ(r->zone, "us-east5-b");
+  EXPECT_EQ(r->project, "owner");
+  EXPECT_EQ(r->count, 64);  // int64 as a string
+  EXPECT_EQ(r->in_use_count, 16);
+  EXPECT_EQ(r->free_count(), 48);
+  EXPECT_EQ(r->machine_type, "tpu7x-standard-4t");
+  EXPECT_TRUE(r->specific_reservation_required);
+  EXPECT_EQ(r->share_type, "SPECIFIC_PROJECTS");
+  EXPECT_EQ(r->shared_with, std::vector<std::string>{"consumer"});
+  EXPECT_EQ(r->deployment_type, "DENSE");
+  EXPECT_EQ(r->block_count, 4);
+  // A bare one: LOCAL, numbers as numbers, the owner from the caller.
+  auto bare = ReservationFromJson(json::parse(R"({"name": "b", "specificReservation": {"count": 2},
+                                                  "shareSettings": {"shareType": "LOCAL"}})"), "p");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->project, "p");
+  EXPECT_EQ(bare->count, 2);
+  EXPECT_EQ(bare->in_use_count, 0);
+  EXPECT_FALSE(bare->specific_reservation_required);
+  EXPECT_TRUE(bare->shared_with.empty());
+  EXPECT_FALSE(ReservationFromJson(json::parse(R"({"specificReservation": {"count": "many"}})")).ok());
+}
+
 TEST(ComputeWireTest, UrlSegments) {
   EXPECT_EQ(LastSegment("https://h/compute/v1/projects/p/zones/z1"), "z1");
   EXPECT_EQ(SegmentAfter("https://h/compute/v1/projects/p/zones/z1/x", "zones"), "z1");

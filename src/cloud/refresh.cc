@@ -2,6 +2,7 @@
 #include "cloud/refresh.h"
 
 #include "cloud/compute_wire.h"  // SegmentAfter, LastSegment
+#include "cloud/shared_reservations.h"
 
 #include <algorithm>
 #include <atomic>
@@ -56,6 +57,32 @@ auto WithRetries(const RefreshOptions& options, const std::string& project, F li
   }
 }
 
+// Adds to each project the reservations of other projects it names: copied
+// from an owner refreshed here, else read once from the owner.
+ApiResult<bool> AddForeignReservations(ComputeClient& compute, LiveState& live,
+                                       const RefreshOptions& options) {
+  std::map<ReservationRef, std::optional<Reservation>> read;  // GET once per reservation
+  for (auto& [project, state] : live.projects) {
+    for (const ReservationRef& ref : ForeignReservationRefs(state)) {
+      std::optional<Reservation> found;
+      if (auto owner = live.projects.find(ref.project); owner != live.projects.end()) {
+        for (const auto& r : owner->second.reservations)
+          if (r.project == ref.project && r.name == ref.name && r.zone == ref.zone) found = r;
+      } else if (auto cached = read.find(ref); cached != read.end()) {
+        found = cached->second;
+      } else {
+        auto got = WithRetries(options, ref.project,
+                               [&] { return compute.GetReservation(ref.project, ref.zone, ref.name); });
+        if (got.ok()) found = std::move(*got);
+        else if (!got.error().not_found() && got.error().http_status != 403) return got.error();
+        read[ref] = found;
+      }
+      if (found) state.reservations.push_back(std::move(*found));
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute, const std::string& project,
@@ -76,6 +103,11 @@ ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute, c
     if (!igms.ok()) return igms.error();
     state.instance_group_managers = std::move(*igms);
     ResolvePoolSizesFromInstanceGroups(state);
+  }
+  if (options.include_reservations) {
+    auto reservations = WithRetries(options, project, [&] { return compute.ListReservations(project); });
+    if (!reservations.ok()) return reservations.error();
+    state.reservations = std::move(*reservations);
   }
   if (options.include_operations) {
     auto gke_ops = WithRetries(options, project, [&] { return gke.ListOperations(project, "-"); });
@@ -116,6 +148,10 @@ Result<LiveState> Refresh(GkeClient& gke, ComputeClient& compute, const std::vec
     auto& r = *results[i];
     if (!r.ok()) return r.status().WithContext("refresh project " + projects[i]);
     live.projects[projects[i]] = std::move(*r);
+  }
+  if (options.include_reservations) {
+    auto added = AddForeignReservations(compute, live, options);
+    if (!added.ok()) return added.status().WithContext("refresh shared reservations");
   }
   return live;
 }

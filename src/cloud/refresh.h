@@ -11,6 +11,16 @@
 // GKE-made IGMs are then left out of instance_group_managers. Without the
 // Compute lists node_count is the pool's initialNodeCount.
 //
+// Reservations (include_reservations, off by default): one aggregated
+// reservations list per project (+1 call per extra page), and then, once for
+// the whole refresh, one GET per distinct reservation of another project that
+// a refreshed project's pools or templates name (projects/OWNER/reservations/N)
+// whose OWNER is not itself refreshed; an owner that is refreshed gives its
+// listed copy, no call. The list is read whether or not anything names a
+// reservation yet: a plan needs a reservation's free VMs before the first
+// pool goes into it, and refresh cannot see desired state. A shared
+// reservation its owner hides (403, 404) is left out, not an error.
+//
 // Retryable failures of a list call are retried (RefreshOptions::read_attempts),
 // so a 503 or a dropped connection does not fail a whole plan.
 //
@@ -33,6 +43,7 @@ namespace tpu::cloud {
 struct RefreshOptions {
   bool include_compute = true;      // false: skip the three Compute lists (no TPUNodeGroups)
   bool include_operations = false;  // fill ProjectState::running_operations
+  bool include_reservations = false;  // fill ProjectState::reservations (see above)
   int parallelism = 8;              // projects refreshed at once
   // A list call that fails with a retryable error (429, 5xx, a dropped
   // connection), on any of its pages, is made again from its first page, up to
@@ -48,7 +59,8 @@ Result<LiveState> Refresh(GkeClient& gke, ComputeClient& compute,
                           const std::vector<std::string>& projects,
                           const RefreshOptions& options = {});
 
-// One project, on the calling thread.
+// One project, on the calling thread. Its reservations are the ones it owns:
+// Refresh adds those of other projects.
 ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute,
                                        const std::string& project, const RefreshOptions& options);
 

@@ -218,6 +218,29 @@ struct Instance {
   std::vector<std::pair<std::string, std::string>> metadata;  // items, in order
 };
 
+// A Compute zonal reservation of specific VMs (compute.v1 Reservation with a
+// specificReservation), the fields a plan needs to place pools and MIGs in it.
+// It lives in its owner `project`; a shared one is consumed from other
+// projects as projects/OWNER/reservations/NAME.
+struct Reservation {
+  std::string name;
+  std::string zone;
+  std::string project;                // owner (from selfLink)
+  int count = 0;                      // specificReservation.count: VMs reserved
+  int in_use_count = 0;               // specificReservation.inUseCount: VMs in use
+  std::string machine_type;           // specificReservation.instanceProperties.machineType
+  bool specific_reservation_required = false;  // only VMs naming it may use it
+  std::string share_type;             // LOCAL | SPECIFIC_PROJECTS | ORGANIZATION | "" (not said)
+  std::vector<std::string> shared_with;  // shareSettings.projectMap keys (SPECIFIC_PROJECTS)
+  std::string status;                 // READY, CREATING, UPDATING, DELETING
+  std::string deployment_type;        // DENSE | "" (not said)
+  int block_count = 0;                // resourceStatus.reservationBlockCount, 0 = not said
+  std::string self_link;
+  int free_count() const { return count > in_use_count ? count - in_use_count : 0; }
+  // "projects/OWNER/reservations/NAME", the form another project names it by.
+  std::string shared_name() const { return "projects/" + project + "/reservations/" + name; }
+};
+
 // A long-running operation, GKE or Compute, normalised.
 struct Operation {
   enum class Api { kGke, kCompute };
@@ -260,6 +283,10 @@ struct ProjectState {
   std::vector<InstanceGroupManager> instance_group_managers;
   std::vector<Reservation> reservations;  // the project's own
   std::vector<Operation> running_operations;  // not DONE, GKE node-pool ops and Compute ops
+  // With RefreshOptions::include_reservations: the project's own reservations,
+  // then those of other projects its pools or templates name
+  // (projects/OWNER/reservations/N), with project = OWNER.
+  std::vector<Reservation> reservations;
 };
 
 struct LiveState {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "sim/tpu_shapes.h"
+
 namespace tpu::sim {
 
 void CapacityModel::SetZoneChips(const std::string& zone, const std::string& accelerator,
@@ -23,6 +25,14 @@ std::map<std::string, CapacityModel::Reservation>::iterator CapacityModel::Find(
   // "P/N" also finds a reservation declared without a project.
   auto slash = reservation.find('/');
   return slash == std::string::npos ? it : reservations_.find(reservation.substr(slash + 1));
+}
+
+const CapacityModel::Reservation* CapacityModel::FindReservation(const std::string& reservation) const {
+  auto it = reservations_.find(reservation);
+  auto slash = reservation.find('/');
+  if (it == reservations_.end() && slash != std::string::npos)
+    it = reservations_.find(reservation.substr(slash + 1));  // as Find: declared without a project
+  return it == reservations_.end() ? nullptr : &it->second;
 }
 
 std::string CapacityModel::Acquire(const std::string& zone, const std::string& accelerator,
@@ -82,10 +92,46 @@ json CapacityModel::ToJson() const {
     json j = {{"name", name.substr(slash == std::string::npos ? 0 : slash + 1)}, {"zone", r.zone},
               {"accelerator", r.accelerator}, {"chips", r.chips}, {"used", r.used}};
     if (slash != std::string::npos) j["project"] = name.substr(0, slash);
+    if (!r.machine_type.empty()) {
+      j["machineType"] = r.machine_type;
+      j["count"] = r.count();
+      j["specificReservationRequired"] = r.specific_required;
+    }
+    if (!r.shared_with.empty()) j["shared"] = r.shared_with;
+    if (!r.deployment_type.empty()) j["deploymentType"] = r.deployment_type;
+    if (r.block_count > 0) j["blockCount"] = r.block_count;
     reservations.push_back(j);
   }
   return {{"zones", zones}, {"reservations", reservations}};
 }
+
+namespace {
+
+// One "reservations" entry of the capacity config. With a machineType, the
+// accelerator and chips per VM come from the machine (tpu_shapes), and the
+// size may be "count" VMs (Compute's specificReservation.count).
+CapacityModel::Reservation ReservationFromConfig(const json& r) {
+  CapacityModel::Reservation res;
+  res.zone = r.value("zone", "");
+  res.accelerator = r.value("accelerator", "");
+  res.chips = r.value("chips", int64_t{0});
+  res.used = r.value("used", int64_t{0});
+  res.machine_type = r.value("machineType", "");
+  if (!res.machine_type.empty()) {
+    if (auto tpu = FindTpuMachine(res.machine_type)) {
+      res.accelerator = tpu->accelerator;
+      res.chips_per_vm = tpu->chips_per_vm;
+    }
+    if (r.contains("count")) res.chips = r["count"].get<int64_t>() * res.chips_per_vm;
+  }
+  res.specific_required = r.value("specificReservationRequired", false);
+  res.shared_with = r.value("shared", std::vector<std::string>{});
+  res.deployment_type = r.value("deploymentType", "");
+  res.block_count = r.value("blockCount", 0);
+  return res;
+}
+
+}  // namespace
 
 void CapacityModel::Apply(const json& config) {
   for (const auto& z : config.value("zones", json::array())) {
@@ -94,8 +140,7 @@ void CapacityModel::Apply(const json& config) {
     if (z.contains("used")) zone_used_[Key(zone, accel)] = z["used"].get<int64_t>();
   }
   for (const auto& r : config.value("reservations", json::array())) {
-    Reservation res{r.value("zone", ""), r.value("accelerator", ""), r.value("chips", int64_t{0}),
-                    r.value("used", int64_t{0})};
+    Reservation res = ReservationFromConfig(r);
     std::string name = r.value("name", "");
     if (!r.value("project", "").empty()) name = r.value("project", "") + "/" + name;
     if (r.contains("used")) reservations_[name] = res;

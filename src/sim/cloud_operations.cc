@@ -108,10 +108,34 @@ void ReleasePoolChips(CloudState& state, PoolRecord& pool) {
   pool.chips = 0;
 }
 
+namespace {
+
+// GKE's words for a specific reservation short of VMs for a pool
+// (GoogleCloudPlatform/gsutil#1000, node-pools create: "Reservation does not
+// have enough resources for the request: specific reservation "reservation"
+// is insufficient for node pool "np4" at zone "us-central1-c": required 1 and
+// short of 1 VM count of machine type n2-standard-2.").
+std::string ReservationShortOfVms(const CapacityModel::Reservation& r, const PoolRecord& pool,
+                                  int64_t chips) {
+  const int64_t required = chips / r.chips_per_vm;
+  const int64_t free_vms = (r.chips - r.used) / r.chips_per_vm;
+  const std::string name = pool.reservation.substr(pool.reservation.find('/') + 1);
+  return "Reservation does not have enough resources for the request: specific reservation \"" +
+         name + "\" is insufficient for node pool \"" + pool.wire.value("name", "") + "\" at zone \"" +
+         pool.zone + "\": required " + std::to_string(required) + " and short of " +
+         std::to_string(required - free_vms) + " VM count of machine type " + r.machine_type + ".";
+}
+
+}  // namespace
+
 json AcquirePoolChips(CloudState& state, PoolRecord& pool, int64_t chips, const std::string& what) {
   if (pool.accelerator.empty() || chips <= 0) return nullptr;
   std::string stockout = state.capacity.Acquire(pool.zone, pool.accelerator, pool.reservation, chips);
-  if (!stockout.empty()) return {{"code", 8}, {"message", what + stockout}};
+  if (!stockout.empty()) {
+    const auto* r = pool.reservation.empty() ? nullptr : state.capacity.FindReservation(pool.reservation);
+    if (r && !r->machine_type.empty()) stockout = ReservationShortOfVms(*r, pool, chips);
+    return {{"code", 8}, {"message", what + stockout}};
+  }
   pool.chips = chips;
   return nullptr;
 }

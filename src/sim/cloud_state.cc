@@ -28,7 +28,8 @@ OpRecord OpFromJson(const json& j) {
 
 json InstanceRecordToJson(const InstanceRecord& r) {
   return {{"wire", r.wire},     {"migKey", r.mig_key},    {"action", r.action},
-          {"opKey", r.op_key},  {"removing", r.removing}, {"errors", r.errors}};
+          {"opKey", r.op_key},  {"removing", r.removing}, {"errors", r.errors},
+          {"reservation", r.reservation}, {"chips", r.chips}};
 }
 
 InstanceRecord InstanceRecordFromJson(const json& j) {
@@ -39,6 +40,8 @@ InstanceRecord InstanceRecordFromJson(const json& j) {
   r.op_key = j.at("opKey");
   r.removing = j.at("removing");
   r.errors = j.at("errors");
+  r.reservation = j.value("reservation", "");  // absent in files from before reservations
+  r.chips = j.value("chips", int64_t{0});
   return r;
 }
 

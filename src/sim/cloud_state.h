@@ -59,6 +59,8 @@ struct InstanceRecord {
   std::string op_key;         // compute_ops key of the operation settling it, "" when settled
   bool removing = false;      // goes away when op_key ends
   json errors;                // lastAttempt errors ([{code, message}]), null when none
+  std::string reservation;    // "P/N" the instance holds a VM of, "" for none
+  int64_t chips = 0;          // chips held from that reservation
 };
 
 struct CloudState {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/cloud_operations.h"
+#include "sim/compute_reservations.h"
 #include "sim/compute_routes.h"
 
 namespace tpu::sim {
@@ -74,6 +75,40 @@ std::string DerivedStatus(const CloudState& state, const InstanceRecord& rec) {
   return op->second.wire.value("status", "") == "PENDING" ? "PROVISIONING" : "STAGING";
 }
 
+// A member of a group whose template names a specific reservation takes one
+// of its VMs (its machine's chips) when made. Returns false when the
+// reservation has none left: GCE's error for that instance's attempt, as
+// kubernetes/autoscaler reads it (cluster-autoscaler/cloudprovider/gce,
+// autoscaling_gce_client_test.go: CONDITION_NOT_MET, "Specified reservation
+// 'rsv-name' does not have available resources for the request.").
+bool TakeReservedVm(CloudState& state, const std::string& reservation, const std::string& zone,
+                    InstanceRecord& rec) {
+  if (reservation.empty()) return true;
+  const CapacityModel::Reservation* r = state.capacity.FindReservation(reservation);
+  if (!r) return true;  // never declared: unlimited, as for pools
+  const int64_t chips = r->chips_per_vm;
+  if (!state.capacity.Acquire(zone, r->accelerator, reservation, chips).empty()) {
+    const std::string name = reservation.substr(reservation.find('/') + 1);
+    rec.errors = json::array({{{"code", "CONDITION_NOT_MET"},
+                               {"message", "Specified reservation '" + name +
+                                               "' does not have available resources for the request."}}});
+    return false;
+  }
+  rec.reservation = reservation;
+  rec.chips = chips;
+  return true;
+}
+
+// The instance is gone (or was never made): its reserved VM goes back.
+void GiveBackReservedVm(CloudState& state, InstanceRecord& rec) {
+  if (rec.chips > 0) {
+    const CapacityModel::Reservation* r = state.capacity.FindReservation(rec.reservation);
+    state.capacity.Release("", r ? r->accelerator : "", rec.reservation, rec.chips);
+  }
+  rec.chips = 0;
+  rec.reservation.clear();
+}
+
 }  // namespace
 
 std::string NewFingerprint(SimContext& ctx) {
@@ -101,8 +136,12 @@ void CreateGroupInstances(SimContext& ctx, const std::string& mig_key, const jso
   const std::string tmpl_url = mig.value("instanceTemplate", "");
   auto tmpl_it = ctx.state.compute.find(tmpl_url.substr(std::min(tmpl_url.size(), tmpl_url.find("projects/"))));
   const json tmpl = tmpl_it == ctx.state.compute.end() ? json::object() : tmpl_it->second;
-  const std::string machine =
-      tmpl.value("properties", json::object()).value("machineType", "");
+  const json props = tmpl.value("properties", json::object());
+  const std::string machine = props.value("machineType", "");
+  const std::string project = mig_key.substr(9, mig_key.find('/', 9) - 9);
+  const std::string reservation =
+      ConsumedReservation(props.value("reservationAffinity", json::object()), project);
+  const std::string zone = scope.substr(scope.rfind('/') + 1);
   for (int i = 0; i < count; ++i) {
     const std::string name = NewMemberName(ctx, scope, mig.value("baseInstanceName", mig.value("name", "")));
     const std::string key = scope + "/instances/" + name;
@@ -119,6 +158,12 @@ void CreateGroupInstances(SimContext& ctx, const std::string& mig_key, const jso
                 {"creationTimestamp", Rfc3339(ctx.now_ms)},
                 {"metadata", MemberMetadata(ctx, mig_key, tmpl)},
                 {"selfLink", kComputeRoot + key}};
+    if (!TakeReservedVm(ctx.state, reservation, zone, rec)) {
+      // Its attempt failed at once: CREATING, no id or status, lastAttempt
+      // errors, not settled by the group's operation (compute_instances.h).
+      rec.wire["status"] = "";
+      rec.op_key.clear();
+    }
     ctx.state.instances[key] = std::move(rec);
   }
   ctx.changed = true;
@@ -151,6 +196,7 @@ void SettleInstances(CloudState& state, const std::string& op_key, const json& e
       continue;
     }
     if (rec.removing && !failed) {
+      GiveBackReservedVm(state, rec);
       it = state.instances.erase(it);
       continue;
     }
@@ -163,6 +209,7 @@ void SettleInstances(CloudState& state, const std::string& op_key, const json& e
       // instance does not exist: no id, no instanceStatus, and GET finds none.
       rec.errors = error.value("errors", json::array());
       rec.wire["status"] = "";
+      GiveBackReservedVm(state, rec);
     } else {
       rec.action = "NONE";
       rec.wire["status"] = "RUNNING";
@@ -191,8 +238,14 @@ void CountGroupActions(const CloudState& state, const std::string& mig_key, json
 }
 
 void DropGroupInstances(CloudState& state, const std::string& mig_key) {
-  for (auto it = state.instances.begin(); it != state.instances.end();)
-    it = it->second.mig_key == mig_key ? state.instances.erase(it) : std::next(it);
+  for (auto it = state.instances.begin(); it != state.instances.end();) {
+    if (it->second.mig_key != mig_key) {
+      ++it;
+      continue;
+    }
+    GiveBackReservedVm(state, it->second);
+    it = state.instances.erase(it);
+  }
 }
 
 json InstanceWire(const CloudState& state, const InstanceRecord& rec) {

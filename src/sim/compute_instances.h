@@ -4,7 +4,9 @@
 // and metadata plus `created-by`; their status follows the operation that
 // makes them (PROVISIONING while it is PENDING, STAGING while it runs, RUNNING
 // once DONE); resized down, deleted with their group or one by one, they go
-// away when that operation ends. Their HTTP routes are in
+// away when that operation ends. A member of a group whose template names a
+// specific reservation holds one of its VMs while it exists (or fails its
+// attempt when none is left). Their HTTP routes are in
 // compute_instance_routes.cc.
 #pragma once
 

@@ -4,7 +4,8 @@
 //   zones/Z/instanceGroupManagers[/N]       same, + POST …/N/resize?size=K,
 //                                           POST …/N/listManagedInstances
 //   zones/Z/instances/N                     GET, DELETE, POST …/N/setMetadata
-//   aggregated/{resourcePolicies,instanceTemplates,instanceGroupManagers,operations}
+//   zones/Z/reservations[/N]                GET list, GET (compute_reservations.h)
+//   aggregated/{resourcePolicies,instanceTemplates,instanceGroupManagers,operations,reservations}
 //   {zones/Z,regions/R,global}/operations[/O]   GET (POST …/O/wait is served by the emulator)
 // Inserted resources exist at once (as in GCE, where a GET right after insert
 // finds them); deletes take effect when their operation ends. A MIG's
@@ -17,6 +18,7 @@
 #include "sim/cloud_errors.h"
 #include "sim/cloud_operations.h"
 #include "sim/compute_instances.h"
+#include "sim/compute_reservations.h"
 #include "sim/compute_routes.h"
 
 namespace tpu::sim {
@@ -238,6 +240,7 @@ SimResponse HandleCompute(SimContext& ctx, const SimRequest& req) {
   if (s[4] == "aggregated" && s.size() == 6 && req.method == "GET") {
     for (const char* c : {"resourcePolicies", "instanceTemplates", "instanceGroupManagers", "operations"})
       if (s[5] == c) return ComputeAggregatedList(ctx, req, project, s[5]);
+    if (s[5] == "reservations") return ReservationsAggregatedList(ctx, req, project);
     return not_found();
   }
   // SCOPE is "global" or "zones/Z" / "regions/R".
@@ -253,6 +256,9 @@ SimResponse HandleCompute(SimContext& ctx, const SimRequest& req) {
   const std::string& collection = s[i];
   if (collection == "instances" && s[4] == "zones" && (s.size() == i + 2 || s.size() == i + 3))
     return HandleInstance(ctx, req, project, scope, s[i + 1], s.size() == i + 3 ? s[i + 2] : "");
+  if (collection == "reservations" && s[4] == "zones" && req.method == "GET" &&
+      (s.size() == i + 1 || s.size() == i + 2))
+    return HandleReservations(ctx, req, project, s[5], s.size() == i + 2 ? s[i + 1] : "");
   if (collection == "operations") {
     if (s.size() == i + 1 && req.method == "GET") return ComputeList(ctx, req, project, scope, collection);
     if (s.size() != i + 2 || req.method != "GET") return not_found();

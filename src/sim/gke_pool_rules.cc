@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "sim/compute_reservations.h"
 #include "sim/gke_node_options.h"
 #include "sim/gke_routes.h"
 #include "sim/tpu_shapes.h"
@@ -65,22 +66,6 @@ void FillDefaults(json& np, const PoolPath& p, const json& cluster, SimContext& 
   np["instanceGroupUrls"] = urls;
   np["etag"] = std::string(hash);
   np["status"] = "PROVISIONING";
-}
-
-// "P/R" for the reservation a pool of project `project` consumes: values[0] is
-// "R" (a reservation of the pool's own project) or "projects/P/reservations/R"
-// (a reservation shared by project P).
-std::string ReservationName(const json& cfg, const std::string& project) {
-  const json ra = cfg.value("reservationAffinity", json::object());
-  if (ra.value("consumeReservationType", "") != "SPECIFIC_RESERVATION") return "";
-  const json values = ra.value("values", json::array());
-  if (values.empty()) return "";
-  std::string v = values[0].get<std::string>();
-  const std::string prefix = "projects/";
-  auto mid = v.find("/reservations/");
-  if (v.rfind(prefix, 0) == 0 && mid != std::string::npos)
-    return v.substr(prefix.size(), mid - prefix.size()) + "/" + v.substr(mid + 14);
-  return project + "/" + v.substr(v.rfind('/') + 1);
 }
 
 bool Enabled(const json& autoscaling) {
@@ -238,7 +223,8 @@ std::variant<PreparedPool, ApiError> PreparePool(SimContext& ctx, const PoolPath
   PoolRecord& rec = out.record;
   rec.zone = np["locations"].empty() ? p.location : np["locations"][0].get<std::string>();
   rec.accelerator = plan.accelerator;
-  rec.reservation = ReservationName(np["config"], p.project);
+  rec.reservation =
+      ConsumedReservation(np["config"].value("reservationAffinity", json::object()), p.project);
   rec.node_count = np.value("initialNodeCount", 0);
   rec.wire = std::move(np);
   out.chips = plan.accelerator.empty() ? 0 : plan.chips;

@@ -279,6 +279,52 @@ class CannedTransport : public http::HttpTransport {
   http::HttpRequest sent;
 };
 
+// Reservations are read only: listed in their owner project (every page of
+// the aggregated list) and got by zone and name, a shared one from its owner.
+TEST_F(ComputeClientTest, ReservationsListedEveryPageAndGot) {
+  nlohmann::json reservations = nlohmann::json::array();
+  for (int i = 0; i < 501; ++i) {
+    reservations.push_back({{"name", "bulk-" + std::to_string(i)}, {"project", "proj-r"},
+                            {"zone", i % 2 ? "us-central1-a" : "us-central1-b"},
+                            {"machineType", "ct6e-standard-4t"}, {"count", 1}});
+  }
+  reservations.push_back({{"name", "shared"}, {"project", "proj-r"}, {"zone", "us-central1-a"},
+                          {"machineType", "tpu7x-standard-4t"}, {"count", 16},
+                          {"specificReservationRequired", true}, {"shared", {"proj-x", "proj-y"}},
+                          {"deploymentType", "DENSE"}, {"blockCount", 2}});
+  emulator_->SetCapacity({{"reservations", reservations}});
+  cloud_->calls().Reset();
+  auto listed = compute().ListReservations("proj-r");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->size(), 502u);
+  EXPECT_EQ(cloud_->calls().reads(), 2) << "two pages of at most 500";
+  std::set<std::string> names;
+  for (const auto& r : *listed) names.insert(r.name);
+  EXPECT_EQ(names.size(), 502u);
+
+  auto got = compute().GetReservation("proj-r", "us-central1-a", "shared");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->project, "proj-r");
+  EXPECT_EQ(got->zone, "us-central1-a");
+  EXPECT_EQ(got->count, 16);
+  EXPECT_EQ(got->in_use_count, 0);
+  EXPECT_EQ(got->free_count(), 16);
+  EXPECT_EQ(got->machine_type, "tpu7x-standard-4t");
+  EXPECT_TRUE(got->specific_reservation_required);
+  EXPECT_EQ(got->share_type, "SPECIFIC_PROJECTS");
+  EXPECT_EQ(got->shared_with, (std::vector<std::string>{"proj-x", "proj-y"}));
+  EXPECT_EQ(got->deployment_type, "DENSE");
+  EXPECT_EQ(got->block_count, 2);
+  EXPECT_EQ(got->status, "READY");
+  EXPECT_EQ(got->shared_name(), "projects/proj-r/reservations/shared");
+  EXPECT_EQ(got->self_link,
+            "https://www.googleapis.com/compute/v1/projects/proj-r/zones/us-central1-a/reservations/shared");
+
+  auto missing = compute().GetReservation("proj-x", "us-central1-a", "shared");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.error().not_found()) << "shared, but owned by proj-r";
+}
+
 TEST(ComputeInstanceCallsTest, SetMetadataSendsFingerprintAndItemsAndRedactsValuesFromErrors) {
   CannedTransport transport;
   StaticTokenProvider tokens("t");

@@ -239,3 +239,116 @@ TEST_F(RefreshTest, ListsAreRetriedThroughTransientErrors) {
 
 }  // namespace
 }  // namespace tpu::cloud
+
+namespace tpu::cloud {
+namespace {
+
+// Reservations, when asked: one aggregated list per project, and the shared
+// reservations a project's pools and templates name in another project read
+// from their owner, once each, only when that owner is not refreshed too.
+class RefreshReservationsTest : public testing::EmulatorTest {
+ protected:
+  void SetUp() override {
+    StartEmulator(/*op_latency_ms=*/0);
+    emulator_->SetCapacity(nlohmann::json::parse(R"({"reservations": [
+      {"name": "pool-res", "project": "own", "zone": "us-east5-b", "machineType": "ct6e-standard-4t",
+       "count": 4, "shared": ["use"]},
+      {"name": "mig-res", "project": "own", "zone": "us-east5-b", "machineType": "ct6e-standard-4t",
+       "count": 8, "shared": ["use"]},
+      {"name": "local", "project": "use", "zone": "us-east5-b", "machineType": "ct6e-standard-4t",
+       "count": 2}]})"));
+    ASSERT_TRUE(emulator_->EnsureCluster("use", "us-east5-b", "c").ok());
+    NodePool p;
+    p.name = "slice";
+    p.machine_type = "ct6e-standard-4t";
+    p.placement_policy = PlacementPolicy{"COMPACT", "2x4", ""};
+    p.node_count = 2;
+    p.reservation_affinity = ReservationAffinity{"SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name",
+                                                 {"projects/own/reservations/pool-res"}};
+    auto op = cloud_->gke().CreateNodePool({"use", "us-east5-b", "c"}, p);
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    EXPECT_FALSE(AwaitDone(*op).failed());
+    InstanceTemplate t;
+    t.name = "tmpl";
+    t.machine_type = "ct6e-standard-4t";
+    t.provisioning_model = "RESERVATION_BOUND";
+    t.reservation = "projects/own/reservations/mig-res";
+    ASSERT_TRUE(cloud_->compute().InsertInstanceTemplate("use", t).ok());
+    InstanceGroupManager m;
+    m.name = "mig";
+    m.zone = "us-east5-b";
+    m.instance_template = "global/instanceTemplates/tmpl";
+    m.target_size = 3;
+    auto mop = cloud_->compute().InsertInstanceGroupManager("use", m);
+    ASSERT_TRUE(mop.ok()) << mop.status().ToString();
+    AwaitDone(*mop);
+  }
+  static RefreshOptions WithReservations() {
+    RefreshOptions o;
+    o.include_reservations = true;
+    return o;
+  }
+  static const Reservation* Find(const ProjectState& s, const std::string& project, const std::string& name) {
+    for (const auto& r : s.reservations)
+      if (r.project == project && r.name == name) return &r;
+    return nullptr;
+  }
+};
+
+TEST_F(RefreshReservationsTest, OwnListedAndSharedOnesReadFromTheirOwner) {
+  cloud_->calls().Reset();
+  auto live = cloud_->Refresh({"use"}, WithReservations());
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  const ProjectState& use = live->projects.at("use");
+  ASSERT_EQ(use.reservations.size(), 3u);
+  const Reservation* local = Find(use, "use", "local");
+  ASSERT_NE(local, nullptr);
+  EXPECT_EQ(local->count, 2);
+  const Reservation* pool_res = Find(use, "own", "pool-res");
+  ASSERT_NE(pool_res, nullptr) << "named by the pool";
+  EXPECT_EQ(pool_res->count, 4);
+  EXPECT_EQ(pool_res->in_use_count, 2) << "the 2x4 slice's two VMs";
+  EXPECT_EQ(pool_res->shared_with, std::vector<std::string>{"use"});
+  const Reservation* mig_res = Find(use, "own", "mig-res");
+  ASSERT_NE(mig_res, nullptr) << "named by the MIG's template";
+  EXPECT_EQ(mig_res->in_use_count, 3);
+  EXPECT_EQ(mig_res->zone, "us-east5-b");
+  // The 4 lists + the reservations list + one GET per shared reservation.
+  EXPECT_EQ(cloud_->calls().reads(), 4 + 1 + 2);
+  EXPECT_EQ(cloud_->calls().mutations(), 0);
+}
+
+TEST_F(RefreshReservationsTest, AnOwnerRefreshedTooCostsNoGet) {
+  cloud_->calls().Reset();
+  auto live = cloud_->Refresh({"use", "own"}, WithReservations());
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  EXPECT_EQ(cloud_->calls().reads(), 5 * 2) << "5 lists per project, the owner's list has them";
+  EXPECT_EQ(live->projects.at("own").reservations.size(), 2u);
+  ASSERT_NE(Find(live->projects.at("use"), "own", "pool-res"), nullptr);
+  EXPECT_EQ(Find(live->projects.at("use"), "own", "mig-res")->in_use_count, 3);
+}
+
+TEST_F(RefreshReservationsTest, OnlyWhenAskedAndAHiddenOneIsLeftOut) {
+  cloud_->calls().Reset();
+  auto plain = cloud_->Refresh({"use"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->projects.at("use").reservations.empty());
+  EXPECT_EQ(cloud_->calls().reads(), 4);
+  RefreshOptions gke_only = WithReservations();
+  gke_only.include_compute = false;  // no templates or MIGs: only the pool names one
+  cloud_->calls().Reset();
+  auto gke = cloud_->Refresh({"use"}, gke_only);
+  ASSERT_TRUE(gke.ok());
+  EXPECT_EQ(gke->projects.at("use").reservations.size(), 2u);
+  EXPECT_EQ(cloud_->calls().reads(), 1 + 1 + 1);  // clusters, reservations, pool-res
+  // The owner no longer serves pool-res (deleted, or not shown to us): left out.
+  emulator_->SetCapacity(nlohmann::json::parse(R"({"reservations": [
+      {"name": "pool-res", "project": "own", "zone": "us-east5-c", "machineType": "ct6e-standard-4t", "count": 4}]})"));
+  auto hidden = cloud_->Refresh({"use"}, WithReservations());
+  ASSERT_TRUE(hidden.ok()) << hidden.status().ToString();
+  EXPECT_EQ(Find(hidden->projects.at("use"), "own", "pool-res"), nullptr);
+  EXPECT_NE(Find(hidden->projects.at("use"), "own", "mig-res"), nullptr);
+}
+
+}  // namespace
+}  // namespace tpu::cloud

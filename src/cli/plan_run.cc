@@ -7,6 +7,7 @@
 #include "manifest/disk_tree.h"
 #include "manifest/loader.h"
 #include "plan/render_text.h"
+#include "plan/reservations.h"
 
 namespace tpu::cli {
 
@@ -43,6 +44,10 @@ Result<PlanRun> LoadRefreshPlan(const PlanRunOptions& options) {
   run.session = std::move(session.value());
   cloud::RefreshOptions refresh;
   refresh.include_operations = options.include_operations;
+  // Reservations cost a call per project: read only when a manifest names one.
+  plan::NamedReservations named = plan::ReservationsNamedBy(run.repo, options.plan);
+  refresh.include_reservations = named.any;
+  refresh.named_reservations = std::move(named.foreign);
   auto live = run.session->connection().Refresh(plan::ProjectsToRefresh(run.repo, options.plan),
                                                 refresh);
   if (!live.ok()) return live.status();

@@ -63,7 +63,11 @@ ApiResult<bool> AddForeignReservations(ComputeClient& compute, LiveState& live,
                                        const RefreshOptions& options) {
   std::map<ReservationRef, std::optional<Reservation>> read;  // GET once per reservation
   for (auto& [project, state] : live.projects) {
-    for (const ReservationRef& ref : ForeignReservationRefs(state)) {
+    std::vector<ReservationRef> refs = ForeignReservationRefs(state);
+    if (auto named = options.named_reservations.find(project); named != options.named_reservations.end())
+      for (const auto& ref : named->second)
+        if (std::find(refs.begin(), refs.end(), ref) == refs.end()) refs.push_back(ref);
+    for (const ReservationRef& ref : refs) {
       std::optional<Reservation> found;
       if (auto owner = live.projects.find(ref.project); owner != live.projects.end()) {
         for (const auto& r : owner->second.reservations)

@@ -28,6 +28,7 @@
 // and joined inside Refresh (no thread outlives the call).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "cloud/compute_client.h"
 #include "cloud/gke_client.h"
 #include "cloud/operation_poll.h"
+#include "cloud/shared_reservations.h"
 #include "cloud/types.h"
 
 namespace tpu::cloud {
@@ -44,6 +46,9 @@ struct RefreshOptions {
   bool include_compute = true;      // false: skip the three Compute lists (no TPUNodeGroups)
   bool include_operations = false;  // fill ProjectState::running_operations
   bool include_reservations = false;  // fill ProjectState::reservations (see above)
+  // By project: reservations of other projects that its manifests name (not
+  // yet consumed by anything live), read like those its live resources name.
+  std::map<std::string, std::vector<ReservationRef>> named_reservations;
   int parallelism = 8;              // projects refreshed at once
   // A list call that fails with a retryable error (429, 5xx, a dropped
   // connection), on any of its pages, is made again from its first page, up to

@@ -262,26 +262,12 @@ struct Operation {
 };
 
 // Everything one refresh of a project saw.
-// A Compute reservation of specific VMs (zonal), as the refresh reads it.
-struct Reservation {
-  std::string name;
-  std::string zone;
-  std::string project;  // the owner
-  int count = 0;         // specificReservation.count (VMs)
-  int in_use_count = 0;  // specificReservation.inUseCount
-  std::string machine_type;
-  bool specific_reservation_required = false;
-  std::vector<std::string> shared_with;  // projects of shareSettings.projectMap
-  std::string self_link;
-};
-
 struct ProjectState {
   std::string project;
   std::vector<Cluster> clusters;
   std::vector<WorkloadPolicy> workload_policies;
   std::vector<InstanceTemplate> instance_templates;
   std::vector<InstanceGroupManager> instance_group_managers;
-  std::vector<Reservation> reservations;  // the project's own
   std::vector<Operation> running_operations;  // not DONE, GKE node-pool ops and Compute ops
   // With RefreshOptions::include_reservations: the project's own reservations,
   // then those of other projects its pools or templates name

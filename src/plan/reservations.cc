@@ -47,11 +47,13 @@ std::optional<Ref> ReservationOf(const Action& a, const std::string& project,
   return std::nullopt;
 }
 
+// The owner's copy, or the one a consumer's refresh read from the owner
+// (a shared reservation is listed only by its owner).
 const cloud::Reservation* Find(const cloud::LiveState& live, const Ref& r) {
-  auto p = live.projects.find(r.project);
-  if (p == live.projects.end()) return nullptr;
-  for (const auto& res : p->second.reservations)
-    if (res.name == r.name && (r.zone.empty() || ZoneOf(res.zone) == r.zone)) return &res;
+  for (const auto& [project, state] : live.projects)
+    for (const auto& res : state.reservations)
+      if (res.project == r.project && res.name == r.name && (r.zone.empty() || ZoneOf(res.zone) == r.zone))
+        return &res;
   return nullptr;
 }
 
@@ -117,6 +119,30 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
     std::erase_if(a.depends_on, [&](const std::string& d) { return blocked_ids.count(d) > 0; });
   target.actions = std::move(kept);
   for (auto& [ref, u] : uses) target.reservations.push_back(std::move(u));
+}
+
+NamedReservations ReservationsNamedBy(const manifest::Repo& repo, const PlanOptions& options) {
+  NamedReservations out;
+  auto add = [&](const manifest::Target& t, const Ref& r) {
+    out.any = true;
+    if (r.project == t.project || r.zone.empty()) return;
+    cloud::ReservationRef ref{r.project, r.zone, r.name};
+    auto& list = out.foreign[t.project];
+    if (std::find(list.begin(), list.end(), ref) == list.end()) list.push_back(ref);
+  };
+  for (const auto& t : repo.targets) {
+    if (!options.only_targets.empty() &&
+        std::find(options.only_targets.begin(), options.only_targets.end(), t.Key()) == options.only_targets.end())
+      continue;
+    for (const auto& p : t.pools)
+      if (p.capacity.type == manifest::CapacityType::kReservation && !p.capacity.reservation.empty())
+        add(t, {p.capacity.reservation_project.empty() ? t.project : p.capacity.reservation_project, p.location,
+                p.capacity.reservation});
+    for (const auto& g : t.groups)
+      if (g.instance_config && !g.instance_config->reservation.empty())
+        add(t, ParseRef(g.instance_config->reservation, t.project, g.node_location));
+  }
+  return out;
 }
 
 }  // namespace tpu::plan

@@ -11,12 +11,28 @@
 // are possible capacity, drawn when workloads make the autoscaler ask.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cloud/shared_reservations.h"
 #include "cloud/types.h"
+#include "manifest/types.h"
 #include "plan/model.h"
+#include "plan/planner.h"
 
 namespace tpu::plan {
 
 // REQUIRES: the target's actions are final (ordered, guards applied).
 void CheckReservations(TargetPlan& target, const cloud::LiveState& live);
+
+// What the refresh must read for CheckReservations: whether any selected
+// target names a reservation, and by project the reservations of other
+// projects its manifests name (cloud::RefreshOptions::named_reservations).
+struct NamedReservations {
+  bool any = false;
+  std::map<std::string, std::vector<cloud::ReservationRef>> foreign;
+};
+NamedReservations ReservationsNamedBy(const manifest::Repo& repo, const PlanOptions& options);
 
 }  // namespace tpu::plan

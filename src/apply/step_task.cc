@@ -7,8 +7,12 @@ namespace tpu::apply {
 
 bool IsStockout(const cloud::Operation& op) {
   if (!op.failed()) return false;
+  // The last: a specific reservation that is full ("Reservation does not have
+  // enough resources for the request: specific reservation … is insufficient"),
+  // which frees up as its other consumers go, as a zone's stock does.
   for (const char* marker : {"GCE_STOCKOUT", "ZONE_RESOURCE_POOL_EXHAUSTED", "STOCKOUT",
-                             "does not have enough resources available"}) {
+                             "does not have enough resources available",
+                             "does not have enough resources for the request"}) {
     if (op.error_reason.find(marker) != std::string::npos ||
         op.error_message.find(marker) != std::string::npos)
       return true;

@@ -97,5 +97,16 @@ TEST(StepTask, MakesNoCallOnceItMayNoLongerMutate) {
   EXPECT_EQ(calls, 1);
 }
 
+TEST(StepTask, AFullReservationIsAStockoutNotAFailure) {
+  cloud::Operation op;
+  op.status = "DONE";
+  op.error_code = 8;
+  op.error_message = "Reservation does not have enough resources for the request: specific reservation \"r\" is "
+                     "insufficient for node pool \"p\" at zone \"z\": required 4 and short of 4 VM count";
+  EXPECT_TRUE(IsStockout(op));
+  op.error_message = "Invalid value for field 'nodePool.name'";
+  EXPECT_FALSE(IsStockout(op));
+}
+
 }  // namespace
 }  // namespace tpu::apply

@@ -44,7 +44,13 @@ class ApplyRequestsE2ETest : public testing::ApplyE2EBase {
     for (const json& x : Recorded()) {
       const std::string method = x.value("method", ""), path = x.value("path", "");
       SCOPED_TRACE(method + " " + path + " " + x["request"].dump());
-      EXPECT_LT(x.value("status", 0), 400) << "the emulator refused it: " << x["response"].dump();
+      // A shared reservation its owner never made (the emulator has none
+      // here) is a 404 the refresh expects and leaves out; nothing else may fail.
+      const bool missing_reservation = method == "GET" && path.find("/reservations/") != std::string::npos &&
+                                       x.value("status", 0) == 404;
+      if (!missing_reservation) {
+        EXPECT_LT(x.value("status", 0), 400) << "the emulator refused it: " << x["response"].dump();
+      }
       if (method == "POST" && path.ends_with("/nodePools")) CheckPoolCreate(x["request"]["nodePool"], &seen);
       if (method == "POST" && path.ends_with(":setManagement")) {
         EXPECT_TRUE(x["request"]["management"].value("autoUpgrade", false)) << "every cluster here has a channel";

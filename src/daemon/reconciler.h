@@ -184,6 +184,9 @@ class Reconciler {
   // A sync error is also a warning of `report` when it differs from the last one.
   void MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now,
                       CycleReport& report);
+  // The DWS flex-start sync's report and the bookings into /status (reconciler_kueue.cc).
+  void RecordFlexStart(const Result<kueue::FlexStartReport>& flex, const Result<kueue::BookingReport>& bookings,
+                       CycleReport& cycle);
   void Emit(std::string type, std::string target, std::string revision, std::string text,
             nlohmann::json details = nlohmann::json::object()) {
     if (options_.events)

@@ -158,21 +158,27 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
   if (options_.dry_run) return;  // --dry-run writes nothing, in Kubernetes either
   auto report = options_.kueue->Sync(*target, config, excluded);
   last_kueue_target_ = target;
-  // DWS after quota: the check goes on a queue the quota sync has made.
-  std::optional<Result<kueue::FlexStartReport>> flex;
-  std::optional<Result<kueue::BookingReport>> bookings;
-  if (report.ok()) {
-    flex = options_.kueue->SyncFlexStart(*target, config);
-    bookings = options_.kueue->Bookings();
+  {
+    // Quota first in /status too: it is what a reader waits for.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!RecordQuota(report, cycle)) return;
   }
+  // DWS after quota: the check goes on a queue the quota sync has made.
+  auto flex = options_.kueue->SyncFlexStart(*target, config);
+  auto bookings = options_.kueue->Bookings();
   std::lock_guard<std::mutex> lock(mu_);
+  RecordFlexStart(flex, bookings, cycle);
+}
+
+// REQUIRES: mu_ held. False when the sync failed.
+bool Reconciler::RecordQuota(const Result<kueue::QuotaReport>& report, CycleReport& cycle) {
   ++status_.kueue.syncs;
   if (!report.ok()) {
     ++status_.kueue.sync_errors;
     const std::string error = report.status().ToString();
     if (error != status_.kueue.last_error) cycle.warnings.push_back("kueue: " + error);
     status_.kueue.last_error = error;
-    return;
+    return false;
   }
   status_.kueue.last_error.clear();
   status_.kueue.api_version = report->api_version;
@@ -184,7 +190,7 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
     status_.kueue.flavors.push_back(
         {f.flavor, f.accelerator, f.topology, f.declared_chips, f.ready_chips, f.nominal_quota,
          f.possible_chips});
-  RecordFlexStart(*flex, *bookings, cycle);
+  return true;
 }
 
 // REQUIRES: mu_ held.

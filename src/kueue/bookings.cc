@@ -10,8 +10,6 @@
 namespace tpu::kueue {
 namespace {
 
-using json = nlohmann::json;
-
 // The status of condition `type` ("True", "False", "Unknown"; "" when absent) and its reason.
 std::string ConditionOf(const json& obj, const std::string& type, std::string* reason = nullptr) {
   if (!obj.contains("status") || !obj["status"].contains("conditions")) return "";

@@ -9,8 +9,6 @@
 
 namespace tpu::kueue {
 
-using json = nlohmann::json;
-
 std::vector<std::string> FlexStartFlavors(const manifest::Target& target, const KueueConfig& config) {
   std::set<std::string> flavors;
   for (const auto& pool : target.pools) {

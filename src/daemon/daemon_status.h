@@ -77,6 +77,22 @@ struct ScaleDownWait {
   double waited_seconds = 0;
 };
 
+// A DWS booking (a ProvisioningRequest; kueue/bookings.h).
+struct BookingStatus {
+  std::string name;  // "namespace/name"
+  std::string resize_request;
+  std::vector<std::string> node_pools;
+  std::string reason;
+};
+
+// DWS flex-start wired into Kueue (kueue/flex_start_sync.h) and its bookings.
+struct FlexStartStatus {
+  std::vector<std::string> flavors;  // with flex-start pools in git
+  std::string admission_check;       // ours, when it is on the queue
+  std::string note;                  // flex-start pools, yet no check: why
+  std::vector<BookingStatus> live, expired, revoked;
+};
+
 // Quota that follows capacity, in the one Kubernetes cluster the daemon talks to.
 struct KueueStatus {
   bool enabled = false;     // Kubernetes access configured
@@ -86,6 +102,7 @@ struct KueueStatus {
   std::string api_version;  // "kueue.x-k8s.io/v1beta2"
   std::vector<FlavorQuotaStatus> flavors;
   std::vector<ScaleDownWait> scale_down_waits;
+  FlexStartStatus flex_start;
   std::string last_error;   // of the latest sync or gate check; "" when it worked
   uint64_t syncs = 0;
   uint64_t sync_errors = 0;

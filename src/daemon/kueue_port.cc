@@ -14,10 +14,12 @@ void KubeKueue::Use(const kueue::KueueConfig& config) {
   if (sync_ && key == config_key_) return;
   config_key_ = key;
   gate_.reset();
+  flex_.reset();
   events_ = std::make_unique<kube::EventRecorder>(client_, clock_, config.event_namespace);
   sync_ = std::make_unique<kueue::QuotaSync>(client_, config);
   gate_ = std::make_unique<kueue::ScaleDownGate>(client_, *sync_, *events_, clock_);
   if (workloads_) gate_->SetWorkloadSource(workloads_);
+  flex_ = std::make_unique<kueue::FlexStartSync>(client_, *sync_);
 }
 
 Result<kueue::QuotaReport> KubeKueue::Sync(const manifest::Target& target, const kueue::KueueConfig& config,
@@ -31,6 +33,16 @@ Result<kueue::ScaleDownVerdict> KubeKueue::CheckScaleDown(const manifest::Target
                                                          const std::vector<kueue::PoolRemoval>& removals) {
   Use(config);
   return gate_->Check(desired, removals);
+}
+
+}  // namespace tpu::daemon
+
+namespace tpu::daemon {
+
+Result<kueue::FlexStartReport> KubeKueue::SyncFlexStart(const manifest::Target& target,
+                                                       const kueue::KueueConfig& config) {
+  Use(config);
+  return flex_->Sync(target);
 }
 
 }  // namespace tpu::daemon

@@ -20,7 +20,9 @@
 #include "kube/client.h"
 #include "kube/timestamps.h"
 #include "kube/events.h"
+#include "kueue/bookings.h"
 #include "kueue/config.h"
+#include "kueue/flex_start_sync.h"
 #include "kueue/quota_sync.h"
 #include "kueue/scale_down.h"
 #include "manifest/types.h"
@@ -38,6 +40,13 @@ class KueuePort {
   virtual Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired,
                                                         const kueue::KueueConfig& config,
                                                         const std::vector<kueue::PoolRemoval>& removals) = 0;
+  // DWS flex-start objects and the queue's check for `target` (after Sync).
+  virtual Result<kueue::FlexStartReport> SyncFlexStart(const manifest::Target& /*target*/,
+                                                       const kueue::KueueConfig& /*config*/) {
+    return kueue::FlexStartReport{};
+  }
+  // The cluster's DWS bookings, for /status.
+  virtual Result<kueue::BookingReport> Bookings() { return kueue::BookingReport{}; }
 };
 
 class KubeKueue : public KueuePort {
@@ -49,6 +58,9 @@ class KubeKueue : public KueuePort {
                                  const std::set<std::string>& excluded) override;
   Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired, const kueue::KueueConfig& config,
                                                 const std::vector<kueue::PoolRemoval>& removals) override;
+  Result<kueue::FlexStartReport> SyncFlexStart(const manifest::Target& target,
+                                               const kueue::KueueConfig& config) override;
+  Result<kueue::BookingReport> Bookings() override { return kueue::ReadBookings(client_); }
   // Workloads from a watch (kube_threads.h), for the scale-down gate.
   void SetWorkloadSource(kueue::ScaleDownGate::WorkloadSource source) { workloads_ = std::move(source); }
 
@@ -62,6 +74,7 @@ class KubeKueue : public KueuePort {
   std::unique_ptr<kueue::QuotaSync> sync_;
   std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<kueue::ScaleDownGate> gate_;
+  std::unique_ptr<kueue::FlexStartSync> flex_;
   kueue::ScaleDownGate::WorkloadSource workloads_;
 };
 

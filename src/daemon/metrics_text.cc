@@ -137,6 +137,12 @@ void KueueMetrics(Writer& w, const DaemonStatus& s) {
   w.Family("kueue_scale_down_waiting", "gauge", "Node pools whose delete or shrink waits for admitted workloads.");
   for (const auto& wait : s.kueue.scale_down_waits)
     w.Sample("kueue_scale_down_waiting", Label("target", wait.target), static_cast<double>(wait.pools.size()));
+  const FlexStartStatus& f = s.kueue.flex_start;
+  w.Family("kueue_flex_start_bookings", "gauge",
+           "DWS bookings (queued-provisioning ProvisioningRequests): live, BookingExpired, CapacityRevoked.");
+  w.Sample("kueue_flex_start_bookings", Label("state", "live"), static_cast<double>(f.live.size()));
+  w.Sample("kueue_flex_start_bookings", Label("state", "expired"), static_cast<double>(f.expired.size()));
+  w.Sample("kueue_flex_start_bookings", Label("state", "revoked"), static_cast<double>(f.revoked.size()));
 }
 
 // A sharded watch: shards held, targets owned, and how shards moved.

@@ -10,6 +10,7 @@
 //   fetches_total{result}   webhook_requests_total{result}   ready
 //   kueue_declared_chips{flavor}  kueue_ready_chips{flavor}  kueue_nominal_quota{flavor}
 //   kueue_syncs_total{result}  kueue_scale_down_waiting{target}
+//   kueue_flex_start_bookings{state}
 //   kube_watch_lists_total{resource}  kube_watch_errors_total{resource}  leader
 //
 // A hand-written writer: a dozen metric families do not need a client library.

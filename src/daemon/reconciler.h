@@ -184,6 +184,11 @@ class Reconciler {
   // A sync error is also a warning of `report` when it differs from the last one.
   void MaybeSyncKueue(const std::optional<manifest::Target>& target, bool planned, TimePoint now,
                       CycleReport& report);
+  // The quota sync's report into /status; false when it failed (reconciler_kueue.cc).
+  bool RecordQuota(const Result<kueue::QuotaReport>& report, CycleReport& cycle);
+  // The DWS flex-start sync's report and the bookings into /status (reconciler_kueue.cc).
+  void RecordFlexStart(const Result<kueue::FlexStartReport>& flex, const Result<kueue::BookingReport>& bookings,
+                       CycleReport& cycle);
   void Emit(std::string type, std::string target, std::string revision, std::string text,
             nlohmann::json details = nlohmann::json::object()) {
     if (options_.events)

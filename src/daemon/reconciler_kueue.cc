@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "catalog/catalog.h"
+#include "kueue/flex_start.h"
 #include "daemon/kube_target.h"
 #include "daemon/reconciler.h"
 #include "plan/ownership.h"
@@ -27,6 +28,7 @@ bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& d
         if (p.PoolName(i) == pool) {
           out->accelerator = p.accelerator;
           out->topology = p.shape.topology;
+          out->flex_start = p.capacity.type == manifest::CapacityType::kFlexStart;
           return true;
         }
   }
@@ -39,6 +41,7 @@ bool PoolShape(const std::string& pool, const std::optional<manifest::Target>& d
       const catalog::Generation* gen = catalog::GenerationOfMachineType(np.machine_type);
       if (!gen) return false;
       out->accelerator = gen->accelerator;
+      out->flex_start = np.flex_start;
       out->topology = np.placement_policy && !np.placement_policy->tpu_topology.empty()
                           ? np.placement_policy->tpu_topology
                           : catalog::SingleHostTopology(np.machine_type);
@@ -155,14 +158,27 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
   if (options_.dry_run) return;  // --dry-run writes nothing, in Kubernetes either
   auto report = options_.kueue->Sync(*target, config, excluded);
   last_kueue_target_ = target;
+  {
+    // Quota first in /status too: it is what a reader waits for.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!RecordQuota(report, cycle)) return;
+  }
+  // DWS after quota: the check goes on a queue the quota sync has made.
+  auto flex = options_.kueue->SyncFlexStart(*target, config);
+  auto bookings = options_.kueue->Bookings();
   std::lock_guard<std::mutex> lock(mu_);
+  RecordFlexStart(flex, bookings, cycle);
+}
+
+// REQUIRES: mu_ held. False when the sync failed.
+bool Reconciler::RecordQuota(const Result<kueue::QuotaReport>& report, CycleReport& cycle) {
   ++status_.kueue.syncs;
   if (!report.ok()) {
     ++status_.kueue.sync_errors;
     const std::string error = report.status().ToString();
     if (error != status_.kueue.last_error) cycle.warnings.push_back("kueue: " + error);
     status_.kueue.last_error = error;
-    return;
+    return false;
   }
   status_.kueue.last_error.clear();
   status_.kueue.api_version = report->api_version;
@@ -174,6 +190,36 @@ void Reconciler::MaybeSyncKueue(const std::optional<manifest::Target>& target, b
     status_.kueue.flavors.push_back(
         {f.flavor, f.accelerator, f.topology, f.declared_chips, f.ready_chips, f.nominal_quota,
          f.possible_chips});
+  return true;
+}
+
+// REQUIRES: mu_ held.
+void Reconciler::RecordFlexStart(const Result<kueue::FlexStartReport>& flex,
+                                 const Result<kueue::BookingReport>& bookings, CycleReport& cycle) {
+  FlexStartStatus& fs = status_.kueue.flex_start;
+  if (!flex.ok()) {
+    ++status_.kueue.sync_errors;
+    const std::string error = flex.status().ToString();
+    if (error != status_.kueue.last_error) cycle.warnings.push_back("kueue: " + error);
+    status_.kueue.last_error = error;
+  } else {
+    fs.flavors = flex->flavors;
+    fs.admission_check = flex->attached ? kueue::kFlexStartCheck : "";
+    fs.note = flex->unattached_reason;
+    status_.kueue.writes += flex->writes;
+  }
+  if (!bookings.ok()) {
+    status_.kueue.last_error = bookings.status().ToString();
+    return;
+  }
+  auto to_status = [](const std::vector<kueue::Booking>& from) {
+    std::vector<BookingStatus> out;
+    for (const auto& b : from) out.push_back({b.name, b.resize_request, b.node_pools, b.reason});
+    return out;
+  };
+  fs.live = to_status(bookings->live);
+  fs.expired = to_status(bookings->expired);
+  fs.revoked = to_status(bookings->revoked);
 }
 
 }  // namespace tpu::daemon

@@ -38,6 +38,22 @@ nlohmann::json NodeGroupsJson(const NodeGroupsStatus& s) {
           {"nodesCordoned", c.nodes_cordoned}, {"nodesDeleted", c.nodes_deleted}, {"errors", c.errors}};
 }
 
+// DWS flex-start: our admission check and the bookings (kueue/bookings.h).
+nlohmann::json FlexStartJson(const FlexStartStatus& f) {
+  using nlohmann::json;
+  auto bookings = [](const std::vector<BookingStatus>& from) {
+    json out = json::array();
+    for (const auto& b : from)
+      out.push_back({{"name", b.name}, {"resizeRequest", b.resize_request}, {"nodePools", b.node_pools},
+                     {"reason", b.reason}});
+    return out;
+  };
+  return {{"flavors", f.flavors},           {"admissionCheck", f.admission_check},
+          {"note", f.note},                 {"liveBookings", bookings(f.live)},
+          {"expiredBookings", bookings(f.expired)}, {"revokedBookings", bookings(f.revoked)}};
+}
+
+
 }  // namespace
 
 nlohmann::json StatusJson(const DaemonStatus& s) {
@@ -82,7 +98,8 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
              {"flavors", flavors},             {"scaleDownWaits", waits},
              {"lastError", s.kueue.last_error}, {"syncs", s.kueue.syncs},
              {"syncErrors", s.kueue.sync_errors}, {"queueWrites", s.kueue.queue_writes},
-             {"writes", s.kueue.writes},       {"skippedWrites", s.kueue.skipped_writes}};
+             {"writes", s.kueue.writes},       {"skippedWrites", s.kueue.skipped_writes},
+             {"flexStart", FlexStartJson(s.kueue.flex_start)}};
   }
   json demand = nullptr;
   if (s.demand.enabled) {

@@ -41,6 +41,13 @@ inline const ResourceRef kClusterQueues{"kueue.x-k8s.io", "v1beta2", "clusterque
                                         "ClusterQueue", false};
 inline const ResourceRef kCohorts{"kueue.x-k8s.io", "v1beta2", "cohorts", "Cohort", false};
 inline const ResourceRef kWorkloads{"kueue.x-k8s.io", "v1beta2", "workloads", "Workload", true};
+// DWS flex-start through Kueue (kueue/flex_start.h).
+inline const ResourceRef kProvisioningRequestConfigs{"kueue.x-k8s.io", "v1beta2", "provisioningrequestconfigs",
+                                                     "ProvisioningRequestConfig", false};
+inline const ResourceRef kAdmissionChecks{"kueue.x-k8s.io", "v1beta2", "admissionchecks", "AdmissionCheck", false};
+// The cluster autoscaler's, created by Kueue per workload in its namespace.
+inline const ResourceRef kProvisioningRequests{"autoscaling.x-k8s.io", "v1", "provisioningrequests",
+                                               "ProvisioningRequest", true};
 }  // namespace resources
 
 }  // namespace tpu::kube

@@ -66,9 +66,9 @@ std::vector<FlavorQuota> ComputeQuota(const manifest::Target& target,
       fq.declared_chips += declared;
       auto ready = ready_nodes.find(name);
       int ready_count = ready == ready_nodes.end() ? 0 : std::min(ready->second, pool.node_count);
-      if (pool.autoscaled()) {
+      if (pool.autoscaled() || pool.capacity.type == manifest::CapacityType::kFlexStart) {
+        // Possible, not ready: its nodes come and go with the bookings.
         fq.possible_chips += declared;
-        fq.ready_chips += declared;
       } else if (pool.shape.multi_host) {
         // A multi-host slice runs nothing until every host is up.
         fq.ready_chips += ready_count == pool.node_count ? declared : 0;
@@ -79,8 +79,9 @@ std::vector<FlavorQuota> ComputeQuota(const manifest::Target& target,
   }
   std::vector<FlavorQuota> out;
   for (auto& [name, fq] : by_flavor) {
-    fq.nominal_quota = config.mode == QuotaMode::kReady ? std::min(fq.declared_chips, fq.ready_chips)
-                                                        : fq.declared_chips;
+    fq.nominal_quota = config.mode == QuotaMode::kReady
+                           ? std::min(fq.declared_chips, fq.ready_chips + fq.possible_chips)
+                           : fq.declared_chips;
     out.push_back(std::move(fq));
   }
   return out;

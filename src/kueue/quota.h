@@ -22,13 +22,18 @@ struct FlavorQuota {
   std::string accelerator;
   std::string topology;
   int64_t declared_chips = 0;  // what git declares
-  int64_t ready_chips = 0;     // on Ready, schedulable nodes of the declared pools
+  // On Ready, schedulable nodes of the declared pools that are always up
+  // (not autoscaled): capacity that is there now.
+  int64_t ready_chips = 0;
   // Of declared_chips: autoscaled pools' (a multi-host slice 0 ↔ its VMs,
   // flex-start), possible capacity whose nodes come only once a workload is
-  // admitted and the autoscaler asks. Counted as ready too: else a ready-mode
-  // queue would never admit the workload that brings them up.
+  // admitted and the autoscaler (or the Dynamic Workload Scheduler) asks.
+  // Never ready capacity, yet quota in both modes: else a ready-mode queue
+  // would never admit the workload that brings them up.
   int64_t possible_chips = 0;
-  int64_t nominal_quota = 0;   // what is written (mode: declared, or min(declared, ready))
+  // What is written: declared_chips, or in ready mode
+  // min(declared, ready + possible).
+  int64_t nominal_quota = 0;
   std::vector<std::string> node_pools;  // GKE node pool names counted
 
   bool operator==(const FlavorQuota&) const = default;

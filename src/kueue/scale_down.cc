@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "kueue/bookings.h"
 #include "kueue/versions.h"
 
 namespace tpu::kueue {
@@ -92,6 +93,29 @@ Status ScaleDownGate::SetHold(bool on) {
   return Status::OK();
 }
 
+Result<std::optional<ScaleDownVerdict>> ScaleDownGate::BookingHold(const std::vector<PoolRemoval>& removals,
+                                                                   const std::string& key) {
+  std::vector<std::string> flex;
+  for (const auto& r : removals)
+    if (r.flex_start) flex.push_back(r.node_pool);
+  if (flex.empty()) return std::optional<ScaleDownVerdict>{};
+  auto bookings = ReadBookings(client_);
+  if (!bookings.ok()) return bookings.status();
+  std::string why;
+  auto held = PoolsHeldByBookings(*bookings, flex, &why);
+  if (held.empty()) return std::optional<ScaleDownVerdict>{};
+  ScaleDownVerdict verdict;
+  verdict.decision = ScaleDownDecision::kWait;
+  std::string pools;
+  for (const auto& p : held) pools += (pools.empty() ? "" : ", ") + p;
+  verdict.message = "waiting to delete flex-start node pools " + pools + ": " + why;
+  auto ref = sync_.Kueue(sync_.config().cohort_mode() ? kube::resources::kCohorts : kube::resources::kClusterQueues);
+  if (!ref.ok()) return ref.status();
+  events_.Record({ref->ApiVersion(), ref->kind, sync_.config().queue_name(), ""}, "Normal", "ScaleDownWaitingForBooking",
+                 verdict.message, "booking:" + key);
+  return std::optional<ScaleDownVerdict>{std::move(verdict)};
+}
+
 Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
                                               const std::vector<PoolRemoval>& removals) {
   std::set<std::string> excluded;
@@ -107,6 +131,10 @@ Result<ScaleDownVerdict> ScaleDownGate::Check(const manifest::Target& desired,
   }
   auto report = sync_.Sync(desired, excluded);  // quota first, so nothing new lands on these pools
   if (!report.ok()) return report.status();
+  // A live booking is never cut short, however long it runs.
+  auto booked = BookingHold(removals, key);
+  if (!booked.ok()) return booked.status();
+  if (*booked) return std::move(**booked);
 
   ScaleDownVerdict verdict;
   bool fits = true;

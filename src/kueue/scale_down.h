@@ -6,6 +6,9 @@
 // timeout. Each answer is also a Kubernetes Event on the queue, and, when the
 // policy says Hold, the ClusterQueue's stopPolicy holds admission meanwhile.
 //
+// Deletes of flex-start pools also wait, with no timeout, while a live DWS
+// booking holds them (bookings.h): its workload runs on those nodes.
+//
 // Keeps when each wait began (per set of pools), so one gate object must live
 // across the daemon's reconcile passes. Not thread-safe.
 #pragma once
@@ -33,6 +36,7 @@ struct PoolRemoval {
   std::string node_pool;    // GKE node pool about to be deleted or shrunk ("train-1")
   std::string accelerator;  // its gke-tpu-accelerator
   std::string topology;
+  bool flex_start = false;  // a DWS flex-start pool: a live booking may hold it
 };
 
 enum class ScaleDownDecision { kProceed, kWait };
@@ -72,6 +76,10 @@ class ScaleDownGate {
   // `workloads`: the Workloads to count (a cache's, or listed when null).
   Result<FlavorUse> Usage(const std::string& flavor, int64_t quota, const std::vector<json>* workloads);
   Status SetHold(bool on);
+  // The Wait verdict when a live booking holds one of the flex-start pools
+  // among `removals`; nullopt when none does.
+  Result<std::optional<ScaleDownVerdict>> BookingHold(const std::vector<PoolRemoval>& removals,
+                                                      const std::string& key);
 
   kube::KubeClient& client_;
   QuotaSync& sync_;

@@ -165,7 +165,8 @@ TEST_F(KueueE2eTest, ReadyModeQuotaFollowsReadyNodesAndTheWatchRelistsAfterGone)
     return m.find("tpu_provisioner_kube_watch_lists_total{resource=\"nodes\"} 2") != std::string::npos;
   })) << d->Get("/metrics")->body;
   ASSERT_TRUE(WaitUntil([&] { return Quota() == 8; })) << d->Log();
-  EXPECT_EQ(Kueue(*d)["flavors"][0]["readyChips"], 8);
+  // The queue is written a moment before the daemon records what it wrote.
+  ASSERT_TRUE(WaitUntil([&] { return Kueue(*d)["flavors"][0]["readyChips"] == 8; })) << Kueue(*d).dump();
 }
 
 TEST_F(KueueE2eTest, ScaleDownWaitsForAnAdmittedWorkloadThenProceeds) {
@@ -381,7 +382,12 @@ TEST_F(KueueV013E2eTest, CohortModeWritesTheCohortAsV1beta1) {
   ASSERT_TRUE(cohort.ok());
   EXPECT_EQ((*cohort)["apiVersion"], "kueue.x-k8s.io/v1beta1");
   EXPECT_EQ((*cohort)["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"], "8");
-  EXPECT_EQ(d->Status()["kueue"]["apiVersion"], "kueue.x-k8s.io/v1beta1");
+  // The cohort is visible a moment before the daemon has the server's answer.
+  ASSERT_TRUE(WaitUntil([&] {
+    json s = d->Status();
+    return s.is_object() && s["kueue"].is_object() && s["kueue"]["syncs"].get<int>() >= 1;
+  })) << d->Log();
+  EXPECT_EQ(d->Status()["kueue"]["apiVersion"], "kueue.x-k8s.io/v1beta1") << d->Status()["kueue"].dump();
   EXPECT_EQ(d->Status()["kueue"]["lastError"], "");
 }
 

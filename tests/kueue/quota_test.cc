@@ -75,7 +75,26 @@ TEST(ComputeQuotaTest, AnAutoscaledSliceIsPossibleCapacity) {
   ASSERT_EQ(flavors.size(), 1u);
   EXPECT_EQ(flavors[0].declared_chips, 16);
   EXPECT_EQ(flavors[0].possible_chips, 16);
+  EXPECT_EQ(flavors[0].ready_chips, 0) << "possible capacity is never ready capacity";
   EXPECT_EQ(flavors[0].nominal_quota, 16) << "no node is up, yet the slice can be";
+}
+
+// A flex-start pool's chips are possible capacity, never ready, in both modes,
+// even with its nodes up (a live booking): they leave when the booking ends.
+TEST(ComputeQuotaTest, AFlexStartPoolIsPossibleNotReady) {
+  auto flex = Pool("dws", "v5e", "2x4", 1, "ct5lp-hightpu-8t");
+  flex.capacity.type = manifest::CapacityType::kFlexStart;
+  flex.node_count = 2;
+  flex.autoscaling = manifest::Autoscaling{true, 0, 2};
+  auto fixed = Pool("fixed", "v5e", "2x4", 1, "ct5lp-hightpu-8t");
+  for (auto mode : {QuotaMode::kDeclared, QuotaMode::kReady}) {
+    auto flavors = ComputeQuota(testing::Target({flex, fixed}), {{"dws-0", 2}, {"fixed-0", 1}}, Config(mode));
+    ASSERT_EQ(flavors.size(), 1u);
+    EXPECT_EQ(flavors[0].declared_chips, 24);
+    EXPECT_EQ(flavors[0].possible_chips, 16);
+    EXPECT_EQ(flavors[0].ready_chips, 8) << "only the fixed pool's Ready node";
+    EXPECT_EQ(flavors[0].nominal_quota, 24);
+  }
 }
 
 TEST(QuotaSyncTest, FlavorsAndQuotaFromTargetsThenASliceMore) {

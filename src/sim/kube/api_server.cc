@@ -54,6 +54,9 @@ KubeApiServer::KubeApiServer(Options options)
   if (options_.jobset) {
     for (auto& t : JobSetTypes()) types_.push_back(std::move(t));
   }
+  if (options_.provisioning_requests) {
+    for (auto& t : ProvisioningRequestTypes()) types_.push_back(std::move(t));
+  }
 }
 
 KubeApiServer::~KubeApiServer() { Stop(); }

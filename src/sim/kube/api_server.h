@@ -43,6 +43,7 @@ class KubeApiServer {
     // (KueueReleaseTypes), and kueue_versions is ignored.
     std::string kueue_release;
     bool jobset = true;
+    bool provisioning_requests = true;  // autoscaling.x-k8s.io/v1
     // How often an idle watch that asked for bookmarks gets one.
     std::chrono::milliseconds bookmark_interval{1000};
     // When set, a request whose Authorization header it rejects gets 401.

@@ -170,11 +170,32 @@ void RemoveAt(json& obj, const FieldPath& path, const ListTypes& types) {
   }
   json* parent = chain.back();
   const auto& last = path.back();
+  const size_t n = path.size();
+  if (last.rfind("f:", 0) == 0 && n >= 2 && path[n - 2][0] == 'k' && chain.size() >= 2) {
+    // A key field of a keyed item goes only with the item: removed first, the
+    // item could no longer be found to remove its other fields.
+    auto keyed = types.map_keys.find(SchemaOf(path, n - 2));
+    const std::string field = last.substr(2);
+    if (keyed != types.map_keys.end() &&
+        std::find(keyed->second.begin(), keyed->second.end(), field) != keyed->second.end()) {
+      bool only_keys = true;
+      for (auto it = parent->begin(); it != parent->end(); ++it)
+        if (std::find(keyed->second.begin(), keyed->second.end(), it.key()) == keyed->second.end()) only_keys = false;
+      json* list = chain[chain.size() - 2];
+      auto it = FindItem(*list, path[n - 2]);
+      if (only_keys && it != list->end()) list->erase(it);
+      return;
+    }
+  }
   if (last.rfind("f:", 0) == 0) {
     if (parent->is_object()) parent->erase(last.substr(2));
   } else if (parent->is_array()) {
     auto it = FindItem(*parent, last);
     if (it != parent->end()) parent->erase(it);
+    // A set or keyed list left empty by its last owned item goes too.
+    if (parent->empty() && chain.size() >= 2 && chain[chain.size() - 2]->is_object() && n >= 2 &&
+        path[n - 2].rfind("f:", 0) == 0)
+      chain[chain.size() - 2]->erase(path[n - 2].substr(2));
   }
   // A keyed item holding nothing but its keys was owned only through them.
   for (size_t depth = path.size() - 1; depth >= 1; --depth) {

@@ -51,5 +51,20 @@ TEST(FieldSetTest, RemovingTheLastNonKeyFieldRemovesTheItem) {
   EXPECT_EQ(PathString({"f:spec", "f:x"}), ".spec.x");
 }
 
+// As an apply that no longer sends an item removes its leaves, in path order:
+// the key field first must not strand the rest (Kueue's admissionChecksStrategy
+// rule: key name, set onFlavors).
+TEST(FieldSetTest, AnItemsKeyFieldGoesOnlyWithTheItem) {
+  ListTypes t;
+  t.map_keys["spec.rules"] = {"name"};
+  t.sets.insert("spec.rules[].on");
+  json obj = json::parse(R"({"spec":{"rules":[{"name":"a"},{"name":"b","on":["x"]}]}})");
+  const std::string b = "k:{\"name\":\"b\"}";
+  RemoveAt(obj, {"f:spec", "f:rules", b, "f:name"}, t);
+  EXPECT_EQ(obj["spec"]["rules"].size(), 2u) << "kept while its other fields are there";
+  RemoveAt(obj, {"f:spec", "f:rules", b, "f:on", "v:\"x\""}, t);
+  EXPECT_EQ(obj["spec"]["rules"], json::parse(R"([{"name":"a"}])"));
+}
+
 }  // namespace
 }  // namespace tpu::kubesim

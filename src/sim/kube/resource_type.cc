@@ -38,12 +38,28 @@ std::vector<ResourceType> KueueTypes(const std::string& version) {
   wl.map_keys["status.conditions"] = {"type"};
   ListTypes rf;
   rf.sets.insert("spec.nodeTaints");
+  // v1beta2 marks admissionChecksStrategy.admissionChecks listType=map keyed
+  // by name and onFlavors listType=set; v1beta1 marks neither, so there both
+  // lists (and spec.admissionChecks, a []string) are atomic.
+  if (version == "v1beta2") {
+    cq.map_keys["spec.admissionChecksStrategy.admissionChecks"] = {"name"};
+    cq.sets.insert("spec.admissionChecksStrategy.admissionChecks[].onFlavors");
+  }
+  // provisioningrequestconfig_types.go: managedResources listType=set,
+  // podSetUpdates.nodeSelector listType=map keyed by key.
+  ListTypes prc;
+  prc.sets.insert("spec.managedResources");
+  prc.map_keys["spec.podSetUpdates.nodeSelector"] = {"key"};
+  ListTypes ac;
+  ac.map_keys["status.conditions"] = {"type"};
   return {
       {g, version, "resourceflavors", "ResourceFlavor", false, false, rf},
       {g, version, "clusterqueues", "ClusterQueue", false, true, cq},
       {g, version, "cohorts", "Cohort", false, true, {}},
       {g, version, "localqueues", "LocalQueue", true, true, {}},
       {g, version, "workloads", "Workload", true, true, wl},
+      {g, version, "provisioningrequestconfigs", "ProvisioningRequestConfig", false, false, prc},
+      {g, version, "admissionchecks", "AdmissionCheck", false, true, ac},
   };
 }
 
@@ -81,6 +97,14 @@ std::vector<ResourceType> KueueReleaseTypes(const std::string& release) {
     add(KueueTypes("v1beta2"));
   }
   return out;
+}
+
+std::vector<ResourceType> ProvisioningRequestTypes() {
+  // cluster-autoscaler/apis/provisioningrequest/autoscaling.x-k8s.io/v1:
+  // status.conditions listType=map keyed by type; status subresource.
+  ListTypes pr;
+  pr.map_keys["status.conditions"] = {"type"};
+  return {{"autoscaling.x-k8s.io", "v1", "provisioningrequests", "ProvisioningRequest", true, true, pr}};
 }
 
 std::vector<ResourceType> JobSetTypes() {

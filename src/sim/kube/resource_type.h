@@ -28,8 +28,10 @@ struct ResourceType {
 // (coordination.k8s.io/v1).
 std::vector<ResourceType> BuiltinTypes();
 
-// Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue and Workload at
-// `version` ("v1beta1" or "v1beta2"), with their list types.
+// Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Workload,
+// ProvisioningRequestConfig and AdmissionCheck at `version` ("v1beta1" or
+// "v1beta2"), with their list types. Every release we emulate (v0.9 on)
+// serves the last two in each of its versions.
 std::vector<ResourceType> KueueTypes(const std::string& version);
 // What a Kueue release "v0.<minor>" serves, version by version, preferred
 // version first (docs/emulator.md gives the sources):
@@ -39,6 +41,9 @@ std::vector<ResourceType> KueueTypes(const std::string& version);
 //   v0.17 on     v1beta2
 // Empty for a release that is not "v0.<minor>" with minor >= 9.
 std::vector<ResourceType> KueueReleaseTypes(const std::string& release);
+
+// The cluster autoscaler's ProvisioningRequest (autoscaling.x-k8s.io/v1).
+std::vector<ResourceType> ProvisioningRequestTypes();
 
 // JobSet (jobset.x-k8s.io/v1alpha2).
 std::vector<ResourceType> JobSetTypes();

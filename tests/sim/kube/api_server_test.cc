@@ -182,8 +182,12 @@ TEST(ApiServerKueueReleaseTest, EachReleaseServesItsVersionsPerKind) {
     std::string release, preferred;
     std::map<std::string, std::vector<std::string>> by_version;  // empty list: 404
   };
-  const std::vector<std::string> all = {"clusterqueues", "cohorts", "localqueues", "resourceflavors", "workloads"};
-  const std::vector<std::string> no_cohorts = {"clusterqueues", "localqueues", "resourceflavors", "workloads"};
+  // Every release serves AdmissionCheck and ProvisioningRequestConfig in each
+  // of its versions (Cohort aside, all kinds moved together).
+  const std::vector<std::string> all = {"admissionchecks", "clusterqueues", "cohorts", "localqueues",
+                                        "provisioningrequestconfigs", "resourceflavors", "workloads"};
+  const std::vector<std::string> no_cohorts = {"admissionchecks", "clusterqueues", "localqueues",
+                                               "provisioningrequestconfigs", "resourceflavors", "workloads"};
   for (const Case& c : std::vector<Case>{
            {"v0.11", "v1beta1", {{"v1beta1", no_cohorts}, {"v1alpha1", {"cohorts"}}, {"v1beta2", {}}}},
            {"v0.13", "v1beta1", {{"v1beta1", all}, {"v1alpha1", {}}, {"v1beta2", {}}}},
@@ -209,6 +213,14 @@ TEST(ApiServerKueueReleaseTest, EachReleaseServesItsVersionsPerKind) {
         EXPECT_EQ(names(a), want) << c.release << " " << version;
       }
     }
+  }
+  // The cluster autoscaler's ProvisioningRequest, beside any Kueue.
+  {
+    KubeApiServer api(KubeApiServer::Options{});
+    ASSERT_TRUE(api.Start().ok());
+    auto a = Raw(api.port()).Get("/apis/autoscaling.x-k8s.io/v1");
+    ASSERT_EQ(a.code, 200);
+    EXPECT_EQ(names(a), std::vector<std::string>{"provisioningrequests"});
   }
   // Not a release this emulator knows: no Kueue at all.
   KubeApiServer::Options o;

@@ -79,12 +79,15 @@ std::map<std::string, std::set<std::string>> Verbs(const std::vector<YAML::Node>
 // its shard set and deletes its own membership Lease when it stops.
 // `joins_nodes`: the base deployment also joins TPUNodeGroup VMs to the
 // cluster (bootstrap-token Secrets, cluster-info, Node labels and removal).
+// Both delete the DWS flex-start objects they made.
 void CheckRbac(const std::vector<YAML::Node>& docs, const std::set<std::string>& lease_verbs,
                bool joins_nodes = false) {
   auto verbs = Verbs(docs);
-  const std::set<std::string> deletable = joins_nodes
-      ? std::set<std::string>{"coordination.k8s.io/leases", "/nodes", "/secrets"}
-      : std::set<std::string>{"coordination.k8s.io/leases"};
+  // The DWS flex-start check (our AdmissionCheck and ProvisioningRequestConfig)
+  // goes when the last flex-start pool leaves git.
+  std::set<std::string> deletable = {"coordination.k8s.io/leases", "kueue.x-k8s.io/admissionchecks",
+                                     "kueue.x-k8s.io/provisioningrequestconfigs"};
+  if (joins_nodes) deletable.insert({"/nodes", "/secrets"});
   for (const auto& [resource, vs] : verbs) {
     EXPECT_FALSE(vs.count("*")) << resource;
     if (!deletable.count(resource)) {

@@ -15,7 +15,18 @@ bin=$BUILD_DIR/bin/tpu-provisioner
 state=$BUILD_DIR/quickstart-sim.json
 rm -f "$state"
 # Operations take 0.5 s in the emulator, so the apply shows its lanes at work.
-echo '{"opLatencyMs":{"default":500}}' >"$BUILD_DIR/quickstart-sim-config.json"
+# The two reservations the example names exist, so the first plan shows their
+# free VMs before → after (docs/capacity.md): the shared v6e one, owned by
+# ml-capacity-shared, and the tpu7x one of ml-serving-dev.
+cat >"$BUILD_DIR/quickstart-sim-config.json" <<'JSON'
+{"opLatencyMs": {"default": 500},
+ "capacity": {"reservations": [
+   {"name": "v6e-256-central1b", "project": "ml-capacity-shared", "zone": "us-central1-b",
+    "machineType": "ct6e-standard-4t", "count": 80, "specificReservationRequired": true,
+    "shared": ["ml-research-prod"]},
+   {"name": "my-tpu-reservation", "project": "ml-serving-dev", "zone": "us-central1-c",
+    "machineType": "tpu7x-standard-4t", "count": 4, "specificReservationRequired": true}]}}
+JSON
 sim=(--cloud "sim:$state" --sim-config "$BUILD_DIR/quickstart-sim-config.json")
 set -x
 "$bin" catalog --accelerator v5e

@@ -29,8 +29,9 @@ bool NodeReady(const nlohmann::json& node) {
   return false;
 }
 
-// A failed call's status with the token's secret half blotted out, in case
-// an error message ever echoes what it was sent.
+// A failed Secret create's status with the token's secret half blotted out,
+// in case an error message ever echoes what it was sent (the Compute client
+// does the same for the metadata it sends).
 Status Redacted(const Status& s, const std::string& secret) {
   if (s.ok() || secret.empty() || s.message().find(secret) == std::string::npos) return s;
   std::string m = s.message();
@@ -183,7 +184,7 @@ void NodeJoiner::JoinInstance(Pass& pass, const JoinGroup& group, const cloud::M
   auto set = UpdateInstanceMetadata(
       compute_, ref, {{kJoinTokenKey, token->Value()}, {kControlPlaneKey, control_plane}, {kCaHashKey, info.ca_hash}},
       {});
-  Note(status, Redacted(set.status(), token->secret));
+  Note(status, set.status());  // the client redacts the values it sent from its errors
 }
 
 void NodeJoiner::Revoke(Pass& pass, const JoinGroup& group, const std::string& instance, GroupNodeStatus& status) {

@@ -5,28 +5,20 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
+
+#include "plan/normalize.h"
 
 namespace tpu::plan {
 namespace {
 
-struct Ref {
-  std::string project, zone, name;
-  bool operator<(const Ref& o) const {
-    return std::tie(project, zone, name) < std::tie(o.project, o.zone, o.name);
-  }
-};
+using Ref = cloud::ReservationRef;
 
-// "R" (the target's project) or "projects/P/reservations/R".
+// "R" (the target's project) or "projects/P/reservations/R", consumed in `zone`.
 Ref ParseRef(const std::string& value, const std::string& project, const std::string& zone) {
-  const std::string marker = "/reservations/";
-  const size_t at = value.find(marker);
-  if (value.rfind("projects/", 0) == 0 && at != std::string::npos)
-    return {value.substr(9, at - 9), zone, value.substr(at + marker.size())};
-  return {project, zone, value};
+  Ref r = cloud::ParseSharedReservationName(value).value_or(Ref{project, "", value});
+  r.zone = zone;
+  return r;
 }
-
-std::string ZoneOf(const std::string& zone_or_url) { return zone_or_url.substr(zone_or_url.rfind('/') + 1); }
 
 // The reservation an action's created side draws on, if any. `templates`:
 // each template's reservation, by template name.
@@ -40,9 +32,9 @@ std::optional<Ref> ReservationOf(const Action& a, const std::string& project,
   }
   if (a.instance_group_manager) {
     const std::string& url = a.instance_group_manager->instance_template;
-    auto t = templates.find(url.substr(url.rfind('/') + 1));
+    auto t = templates.find(LastSegment(url));
     if (t == templates.end() || t->second.empty()) return std::nullopt;
-    return ParseRef(t->second, project, ZoneOf(a.instance_group_manager->zone));
+    return ParseRef(t->second, project, LastSegment(a.instance_group_manager->zone));
   }
   return std::nullopt;
 }
@@ -52,7 +44,7 @@ std::optional<Ref> ReservationOf(const Action& a, const std::string& project,
 const cloud::Reservation* Find(const cloud::LiveState& live, const Ref& r) {
   for (const auto& [project, state] : live.projects)
     for (const auto& res : state.reservations)
-      if (res.project == r.project && res.name == r.name && (r.zone.empty() || ZoneOf(res.zone) == r.zone))
+      if (res.project == r.project && res.name == r.name && (r.zone.empty() || LastSegment(res.zone) == r.zone))
         return &res;
   return nullptr;
 }

@@ -22,7 +22,6 @@ namespace res = kube::resources;
 constexpr const char* kFlavor = "tpu-v5-lite-podslice-2x2";  // PoolYaml's v5e 2x2: 4 chips a slice
 constexpr const char* kQueue = "tpu-queue";
 constexpr const char* kTarget = "tpu-proj/c1";
-const kube::ResourceRef kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 
 std::string KueueClusterYaml(const std::string& mode) {
   return ClusterYaml("c1") + "  kueue:\n    clusterQueue: tpu-queue\n    mode: " + mode + "\n";
@@ -152,7 +151,7 @@ TEST_F(KueueE2eTest, ReadyModeQuotaFollowsReadyNodesAndTheWatchRelistsAfterGone)
 
   // The API server compacts its history while the watch is open: the watch
   // gets 410 Gone, lists again, and so sees the node that became Ready.
-  ASSERT_TRUE(client_->Create(kConfigMaps, "default",
+  ASSERT_TRUE(client_->Create(res::kConfigMaps, "default",
                               {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "bump"}}}})
                   .ok());
   api_.store().TEST_Compact();

@@ -12,7 +12,7 @@
 namespace tpu::kube {
 namespace {
 
-const ResourceRef kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
+const ResourceRef& kConfigMaps = resources::kConfigMaps;
 
 TEST(KubeconfigTest, MergesTheListAndPicksTheCurrentContext) {
   testing::TempDir dir;

@@ -8,7 +8,7 @@
 namespace tpu::kube {
 namespace {
 
-const ResourceRef kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
+const ResourceRef& kConfigMaps = resources::kConfigMaps;
 
 json ConfigMap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};

@@ -8,11 +8,12 @@
 // so normally refused by the mass-delete guard).
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "cloud/types.h"
-#include <functional>
 
 #include "manifest/types.h"
 #include "plan/model.h"
@@ -31,6 +32,10 @@ struct PlanOptions {
   // Plan::live_fingerprints, which only a saved plan needs (`apply FILE`
   // checks them); the daemon never saves one and skips the cost.
   bool fingerprint_live = true;
+  // Slices `watch` moves back up their capacity ladder in this pass
+  // (ladder.h): "project/cluster/slot" → the rung to move to. A slice whose
+  // pool is on a worse rung gets a create-before-delete replace to it.
+  std::map<std::string, int> ladder_moves;
 };
 
 // REQUIRES: `live` holds a refresh of every project the repo's targets name

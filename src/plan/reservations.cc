@@ -6,7 +6,9 @@
 #include <optional>
 #include <set>
 
+#include "plan/ladder.h"
 #include "plan/normalize.h"
+#include "plan/pool_slot.h"
 
 namespace tpu::plan {
 namespace {
@@ -51,6 +53,21 @@ const cloud::Reservation* Find(const cloud::LiveState& live, const Ref& r) {
 
 std::string Vms(int n) { return std::to_string(n) + (n == 1 ? " VM" : " VMs"); }
 
+// A laddered slice's create (or replace) whose rung has no room: it asks for
+// its first fallback instead, and its SliceRung line says why.
+void MoveDownTheLadder(Action& a, const std::string& why, TargetPlan* target) {
+  const std::string name = a.node_pool->name;
+  a.node_pool = std::move(a.fallbacks.front());
+  a.node_pool->name = name;
+  a.fallbacks.erase(a.fallbacks.begin());
+  for (auto& line : target->ladder) {
+    if (line.pool != SlotOf(*a.node_pool)) continue;
+    line.rung = RungLabelOf(*a.node_pool);
+    line.capacity = PoolCapacityName(*a.node_pool);
+    line.why = why + ": starts on rung " + std::to_string(line.rung);
+  }
+}
+
 }  // namespace
 
 void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
@@ -85,27 +102,36 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
   std::vector<Action> kept;
   std::set<std::string> blocked_ids;
   for (auto& a : target.actions) {
-    std::optional<Ref> r;
     const int grows = a.kind == ActionKind::kReplace ? a.blast.hosts_created
                                                      : a.blast.hosts_created - a.blast.hosts_destroyed;
-    if (a.changes_something() && grows > 0 && !a.blast.autoscaled)
-      r = ReservationOf(a, target.project, templates);
-    if (!r) {
+    for (;;) {
+      std::optional<Ref> r;
+      if (a.changes_something() && grows > 0 && !a.blast.autoscaled)
+        r = ReservationOf(a, target.project, templates);
+      if (!r) {
+        kept.push_back(std::move(a));
+        break;
+      }
+      ReservationUse& u = use(*r);
+      if (u.found && grows > u.FreeAfter()) {
+        const std::string why = "reservation " + u.project + "/" + u.name + " has " +
+                                Vms(std::max(0, u.FreeAfter())) + " free (" + std::to_string(u.count) +
+                                " reserved, " + std::to_string(u.in_use) + " in use, " + std::to_string(u.takes) +
+                                " taken by this plan); this needs " + Vms(grows);
+        if (!a.fallbacks.empty()) {  // a capacity ladder: the next rung down instead
+          MoveDownTheLadder(a, why, &target);
+          continue;
+        }
+        a.reason = why;
+        u.blocked += grows;
+        blocked_ids.insert(a.resource.Id());
+        target.blocked_actions.push_back(std::move(a));
+        break;
+      }
+      u.takes += grows;
       kept.push_back(std::move(a));
-      continue;
+      break;
     }
-    ReservationUse& u = use(*r);
-    if (u.found && grows > u.FreeAfter()) {
-      a.reason = "reservation " + u.project + "/" + u.name + " has " + Vms(std::max(0, u.FreeAfter())) +
-                 " free (" + std::to_string(u.count) + " reserved, " + std::to_string(u.in_use) + " in use, " +
-                 std::to_string(u.takes) + " taken by this plan); this needs " + Vms(grows);
-      u.blocked += grows;
-      blocked_ids.insert(a.resource.Id());
-      target.blocked_actions.push_back(std::move(a));
-      continue;
-    }
-    u.takes += grows;
-    kept.push_back(std::move(a));
   }
   for (auto& a : kept)
     std::erase_if(a.depends_on, [&](const std::string& d) { return blocked_ids.count(d) > 0; });
@@ -126,10 +152,14 @@ NamedReservations ReservationsNamedBy(const manifest::Repo& repo, const PlanOpti
     if (!options.only_targets.empty() &&
         std::find(options.only_targets.begin(), options.only_targets.end(), t.Key()) == options.only_targets.end())
       continue;
-    for (const auto& p : t.pools)
-      if (p.capacity.type == manifest::CapacityType::kReservation && !p.capacity.reservation.empty())
-        add(t, {p.capacity.reservation_project.empty() ? t.project : p.capacity.reservation_project, p.location,
-                p.capacity.reservation});
+    for (const auto& p : t.pools) {
+      auto named = [&](const manifest::Capacity& c) {
+        if (c.type == manifest::CapacityType::kReservation && !c.reservation.empty())
+          add(t, {c.reservation_project.empty() ? t.project : c.reservation_project, p.location, c.reservation});
+      };
+      named(p.capacity);
+      for (const auto& rung : p.ladder) named(rung);
+    }
     for (const auto& g : t.groups)
       if (g.instance_config && !g.instance_config->reservation.empty())
         add(t, ParseRef(g.instance_config->reservation, t.project, g.node_location));

@@ -69,6 +69,19 @@ struct FlavorQuotaStatus {
   int64_t possible_chips = 0;  // of declared: autoscaled pools', whose nodes come on demand
 };
 
+// A laddered slice below its best rung, as /status shows it.
+struct LadderSliceStatus {
+  std::string target;  // "project/cluster"
+  std::string pool;    // the slot, "<TPUNodePool>-<slice>"
+  int rung = 0;
+  int rungs = 0;
+  std::string capacity;  // its rung's (manifest::CapacityName)
+  int tries = 0;         // moves tried since it landed there
+  int failures = 0;      // of them, failed (a stockout, a refused call)
+  double next_try_seconds = 0;  // from the snapshot
+  std::string last;      // the latest try's outcome, or why none was made
+};
+
 // A delete or shrink the scale-down gate holds (kueue/scale_down.h).
 struct ScaleDownWait {
   std::string target;
@@ -180,6 +193,7 @@ struct DaemonStatus {
   std::optional<HistoryRewrite> history_rewrite;  // the latest one seen
   std::vector<TargetReport> targets;  // sorted by key
   KueueStatus kueue;
+  std::vector<LadderSliceStatus> ladder;  // slices below their best capacity rung
   DemandStatus demand;  // filled in by the Daemon (daemon.h) from its DemandPort
   NodeGroupsStatus node_groups;
   LeaderStatus leader;

@@ -110,6 +110,11 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
     demand = {{"target", s.demand.target}, {"synced", s.demand.synced}, {"pools", pools},
               {"chips", s.demand.chips}, {"error", s.demand.error}, {"events", s.demand.events}};
   }
+  json ladder = json::array();
+  for (const auto& l : s.ladder)
+    ladder.push_back({{"target", l.target}, {"pool", l.pool}, {"rung", l.rung}, {"rungs", l.rungs},
+                      {"capacity", l.capacity}, {"tries", l.tries}, {"failures", l.failures},
+                      {"nextTrySeconds", l.next_try_seconds}, {"last", l.last}});
   json leader = nullptr;
   if (s.leader.enabled)
     leader = {{"leader", s.leader.leader}, {"identity", s.leader.identity}, {"lease", s.leader.lease}};
@@ -131,6 +136,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"historyRewrites", s.history_rewrites},
           {"targets", targets},
           {"kueue", kueue},
+          {"capacityLadder", ladder},
           {"workloadPools", demand},
           {"nodeGroups", s.node_groups.enabled ? NodeGroupsJson(s.node_groups) : json(nullptr)},
           {"leaderElection", leader},

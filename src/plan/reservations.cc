@@ -60,11 +60,14 @@ void MoveDownTheLadder(Action& a, const std::string& why, TargetPlan* target) {
   a.node_pool = std::move(a.fallbacks.front());
   a.node_pool->name = name;
   a.fallbacks.erase(a.fallbacks.begin());
+  const int rung = RungLabelOf(*a.node_pool);
+  a.reason += "; starts on rung " + std::to_string(rung) + " (" + PoolCapacityName(*a.node_pool) +
+              ") of its capacity ladder: " + why;
   for (auto& line : target->ladder) {
     if (line.pool != SlotOf(*a.node_pool)) continue;
-    line.rung = RungLabelOf(*a.node_pool);
+    line.rung = rung;
     line.capacity = PoolCapacityName(*a.node_pool);
-    line.why = why + ": starts on rung " + std::to_string(line.rung);
+    line.why = why + ": starts on rung " + std::to_string(rung);
   }
 }
 

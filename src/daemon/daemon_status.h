@@ -45,6 +45,9 @@ struct TargetReport {
   double retry_in_seconds = 0;  // > 0 while backing off
   int declared_chips = 0;
   int live_chips = 0;
+  // The reservations its pools and groups name, and what its latest plan
+  // takes from them (plan/reservations.h); blocked: VMs held back for lack of room.
+  std::vector<plan::ReservationUse> reservations;
   bool vanished = false;     // directory removed; owned resources remain
   // Drift: actions the target needed although its manifests had not changed.
   std::string drift_mode = "correct";  // spec.drift

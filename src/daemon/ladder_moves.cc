@@ -146,8 +146,8 @@ void LadderMoves::Record(const std::map<std::string, int>& asked, const plan::Pl
       auto why = held_why.find(key);
       s.status.last = "move to rung " + std::to_string(to) + " held: " +
                       (why != held_why.end() ? why->second
-                                             : std::string("not applied this pass (dry run, drift mode warn, a "
-                                                           "change window or cleanupOnly)"));
+                                             : std::string("not applied this pass (a change window or "
+                                                           "cleanupOnly)"));
       s.next_try = now + retry_;
       continue;
     }

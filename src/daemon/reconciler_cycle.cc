@@ -300,9 +300,12 @@ void Reconciler::TallyOutcomes(Cycle& c) {
       default: ++o.cancelled; break;  // pending, running or cancelled when the run ended
     }
   }
-  // A cancelled run may end before scheduling some targets at all.
+  // A cancelled run may end before scheduling some targets at all. (A target
+  // whose only actions were ladder moves has no outcome of its own.)
+  std::set<std::string> with_actions;
+  for (const auto& [id, key] : target_of) with_actions.insert(key);
   for (const auto& key : c.eligible)
-    if (!c.outcomes.count(key)) ++c.outcomes[key].cancelled;
+    if (!c.outcomes.count(key) && with_actions.count(key)) ++c.outcomes[key].cancelled;
 }
 
 void Reconciler::EmitOutcomes(const Cycle& c) {
@@ -375,6 +378,7 @@ void Reconciler::ReportPlanned(const plan::TargetPlan& t, Cycle& c) {
   r.revision = c.rev.id;
   r.vanished = t.vanished;
   SummarizePlan(t, &r);
+  r.reservations = t.reservations;
   auto d = c.declared.find(t.key);
   r.declared_chips = d == c.declared.end() ? 0 : DeclaredChips(*d->second);
   switch (t.status) {

@@ -60,6 +60,11 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
   using nlohmann::json;
   json targets = json::array();
   for (const auto& t : s.targets) {
+    json reservations = json::array();
+    for (const auto& r : t.reservations)
+      reservations.push_back({{"name", r.name}, {"project", r.project}, {"zone", r.zone}, {"found", r.found},
+                              {"count", r.count}, {"inUse", r.in_use}, {"freeBefore", r.FreeBefore()},
+                              {"freeAfter", r.FreeAfter()}, {"blocked", r.blocked}});
     json plan = {{"create", t.last_plan.create},           {"update", t.last_plan.update},
                  {"replace", t.last_plan.replace},         {"delete", t.last_plan.remove},
                  {"noop", t.last_plan.noop},               {"chipsCreated", t.last_plan.chips_created},
@@ -74,6 +79,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
                        {"retryInSeconds", t.retry_in_seconds},
                        {"declaredChips", t.declared_chips},
                        {"liveChips", t.live_chips},
+                       {"reservations", reservations},
                        {"vanished", t.vanished},
                        {"drift", DriftJson(t)},
                        {"held", HeldJson(t)}});

@@ -73,7 +73,7 @@ void MoveDownTheLadder(Action& a, const std::string& why, TargetPlan* target) {
 
 }  // namespace
 
-void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
+void CheckReservations(TargetPlan& target, const cloud::LiveState& live, const manifest::Target* declared) {
   // Copied, not pointed at: the actions move below.
   std::map<std::string, std::string> templates;
   if (auto p = live.projects.find(target.project); p != live.projects.end())
@@ -96,6 +96,9 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
     }
     return it->second;
   };
+  // Every reservation the manifests name is shown, drawn on or not.
+  if (declared)
+    for (const auto& r : ReservationsOf(*declared)) use(r);
   // Deletes and shrinks first: the executor runs them before the creates.
   for (const auto& a : target.actions) {
     if (!a.changes_something() || a.blast.hosts_destroyed <= a.blast.hosts_created) continue;
@@ -142,30 +145,37 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
   for (auto& [ref, u] : uses) target.reservations.push_back(std::move(u));
 }
 
+std::vector<cloud::ReservationRef> ReservationsOf(const manifest::Target& t) {
+  std::vector<Ref> out;
+  auto add = [&](Ref r) {
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(std::move(r));
+  };
+  for (const auto& p : t.pools) {
+    auto named = [&](const manifest::Capacity& c) {
+      if (c.type == manifest::CapacityType::kReservation && !c.reservation.empty())
+        add({c.reservation_project.empty() ? t.project : c.reservation_project, p.location, c.reservation});
+    };
+    named(p.capacity);
+    for (const auto& rung : p.ladder) named(rung);
+  }
+  for (const auto& g : t.groups)
+    if (g.instance_config && !g.instance_config->reservation.empty())
+      add(ParseRef(g.instance_config->reservation, t.project, g.node_location));
+  return out;
+}
+
 NamedReservations ReservationsNamedBy(const manifest::Repo& repo, const PlanOptions& options) {
   NamedReservations out;
-  auto add = [&](const manifest::Target& t, const Ref& r) {
-    out.any = true;
-    if (r.project == t.project || r.zone.empty()) return;
-    cloud::ReservationRef ref{r.project, r.zone, r.name};
-    auto& list = out.foreign[t.project];
-    if (std::find(list.begin(), list.end(), ref) == list.end()) list.push_back(ref);
-  };
   for (const auto& t : repo.targets) {
     if (!options.only_targets.empty() &&
         std::find(options.only_targets.begin(), options.only_targets.end(), t.Key()) == options.only_targets.end())
       continue;
-    for (const auto& p : t.pools) {
-      auto named = [&](const manifest::Capacity& c) {
-        if (c.type == manifest::CapacityType::kReservation && !c.reservation.empty())
-          add(t, {c.reservation_project.empty() ? t.project : c.reservation_project, p.location, c.reservation});
-      };
-      named(p.capacity);
-      for (const auto& rung : p.ladder) named(rung);
+    for (const auto& r : ReservationsOf(t)) {
+      out.any = true;
+      if (r.project == t.project || r.zone.empty()) continue;
+      auto& list = out.foreign[t.project];
+      if (std::find(list.begin(), list.end(), r) == list.end()) list.push_back(r);
     }
-    for (const auto& g : t.groups)
-      if (g.instance_config && !g.instance_config->reservation.empty())
-        add(t, ParseRef(g.instance_config->reservation, t.project, g.node_location));
   }
   return out;
 }

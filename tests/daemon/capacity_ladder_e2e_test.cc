@@ -117,6 +117,13 @@ TEST_F(CapacityLadderE2eTest, StocksOutToSpotAndMovesBackToTheReservationOnceThe
       << Ladder(*d).dump();
   EXPECT_EQ(Slice(), (std::map<std::string, std::string>{{"train-0", "spot RUNNING"}}));
 
+  // watch reads the reservation the ladder names: its headroom is in /status.
+  json target = d->Target(kTarget);
+  ASSERT_EQ(target["reservations"].size(), 1u) << target.dump();
+  EXPECT_EQ(target["reservations"][0]["name"], "res-a");
+  EXPECT_EQ(target["reservations"][0]["found"], true);
+  EXPECT_EQ(target["reservations"][0]["freeBefore"], 0);
+
   // A workload admitted on the slice's 4 chips.
   json wl = {{"apiVersion", "kueue.x-k8s.io/v1beta2"}, {"kind", "Workload"},
              {"metadata", {{"name", "job-a"}, {"namespace", "default"}}},

@@ -39,8 +39,9 @@ std::optional<catalog::Shape> ResolvePoolShape(DocReader& r, const YamlNode* spe
   return *shape;
 }
 
-// One capacity type: spec.capacity, or one rung of a ladder (`field` names it).
-void DecodeRung(DocReader& r, const YamlNode* cap, const std::string& field, Capacity* out) {
+// One capacity type: spec.capacity, or one rung of a ladder (`field` names
+// it); a missing reservation name is reported at `at`.
+void DecodeRung(DocReader& r, const YamlNode* cap, const YamlNode& at, const std::string& field, Capacity* out) {
   std::string type = r.Str(cap, "type").value_or("onDemand");
   if (type == "spot") out->type = CapacityType::kSpot;
   else if (type == "reservation") out->type = CapacityType::kReservation;
@@ -49,7 +50,7 @@ void DecodeRung(DocReader& r, const YamlNode* cap, const std::string& field, Cap
   out->reservation_project = r.Str(cap, "reservationProject").value_or("");
   if (r.Bad(field + ".type")) return;
   if (out->type == CapacityType::kReservation && out->reservation.empty() && !r.Bad(field + ".reservation"))
-    r.ErrorAt(*cap, field + ".reservation",
+    r.ErrorAt(at, field + ".reservation",
               "required field is missing (capacity type reservation needs the reservation's name)");
   if (out->type != CapacityType::kReservation) {
     for (const char* key : {"reservation", "reservationProject"})
@@ -69,7 +70,7 @@ void DecodeLadder(DocReader& r, const YamlNode* list, TPUNodePool* out) {
     if (item.type != YamlNode::Type::kMap) return;  // the schema reported it
     const std::string field = "spec.capacity[" + std::to_string(i) + "]";
     Capacity rung;
-    DecodeRung(r, &item, field, &rung);
+    DecodeRung(r, &item, item, field, &rung);
     if (rung.type == CapacityType::kFlexStart && d.size(*list) > 1 && !r.Bad(field + ".type")) {
       r.Error(&item, "type", field + ".type",
               "flexStart cannot be a rung of a capacity ladder: a flex-start pool waits in the Dynamic Workload "
@@ -92,7 +93,8 @@ void DecodeCapacity(DocReader& r, const YamlNode* spec, TPUNodePool* out) {
   const YamlNode* cap = r.Node(spec, "capacity");
   if (!cap) return;
   if (cap->type == YamlNode::Type::kSeq) return DecodeLadder(r, cap, out);
-  if (cap->type == YamlNode::Type::kMap) DecodeRung(r, cap, "spec.capacity", &out->capacity);
+  if (cap->type == YamlNode::Type::kMap)
+    DecodeRung(r, cap, *r.doc().FindKey(*spec, "capacity"), "spec.capacity", &out->capacity);
 }
 
 void DecodeNodeConfig(DocReader& r, const YamlNode* spec, NodeConfig* out) {

@@ -1,6 +1,7 @@
 // Capacity ladders: see ladder.h.
 #include "plan/ladder.h"
 
+#include "cloud/shared_reservations.h"
 #include "plan/desired.h"
 #include "plan/normalize.h"
 
@@ -50,8 +51,11 @@ std::string PoolCapacityName(const cloud::NodePool& pool) {
   if (pool.flex_start) return "flexStart";
   if (pool.spot) return "spot";
   const auto& ra = pool.reservation_affinity;
-  if (ra && ra->consume_reservation_type == "SPECIFIC_RESERVATION" && !ra->values.empty())
-    return "reservation " + ra->values.front();
+  if (ra && ra->consume_reservation_type == "SPECIFIC_RESERVATION" && !ra->values.empty()) {
+    // As manifest::CapacityName spells a shared one: "OWNER/NAME".
+    auto shared = cloud::ParseSharedReservationName(ra->values.front());
+    return "reservation " + (shared ? shared->project + "/" + shared->name : ra->values.front());
+  }
   return "onDemand";
 }
 

@@ -69,7 +69,6 @@ class CurlTransport : public HttpTransport {
   struct Shared;  // the CURLSH and its locks
   void* AcquireHandle();
   void ReleaseHandle(void* handle);
-  void SetTls(void* handle) const;
 
   CurlTransportOptions options_;
   std::unique_ptr<Shared> shared_;

@@ -24,7 +24,9 @@ struct SeenRequest {
 
 class TestServer {
  public:
-  TestServer() {
+  // `threads`: handlers that may run (and block) at once; 0 keeps httplib's default.
+  explicit TestServer(size_t threads = 0) {
+    if (threads > 0) server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     // httplib closes a keep-alive connection after 5 requests by default;
     // lift that so connection reuse is observable.
     server_.set_keep_alive_max_count(100000);

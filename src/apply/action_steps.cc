@@ -26,7 +26,7 @@ Step DeletePool(const plan::ResourceRef& r, Clients c) {
   Step s;
   s.what = "delete node pool " + r.project + "/" + r.location + "/" + r.cluster + "/" + r.name;
   auto ref = PoolRef(r);
-  s.call = [c, ref] { return c.gke->DeleteNodePool(ref); };
+  s.prepare = [c, ref] { return c.gke->PrepareDeleteNodePool(ref); };
   s.done_despite = NotFound;
   return s;
 }
@@ -36,7 +36,7 @@ Step CreatePool(const plan::ResourceRef& r, const cloud::NodePool& pool, Clients
   Step s;
   s.what = "create node pool " + r.project + "/" + r.location + "/" + r.cluster + "/" + pool.name;
   cloud::ClusterRef cluster{r.project, r.location, r.cluster};
-  s.call = [c, cluster, pool] { return c.gke->CreateNodePool(cluster, pool); };
+  s.prepare = [c, cluster, pool] { return c.gke->PrepareCreateNodePool(cluster, pool); };
   // 409 after an interrupted run: the pool is ours if it carries our marker.
   auto ref = PoolRef(r);
   ref.node_pool = pool.name;
@@ -56,11 +56,11 @@ Step CreatePool(const plan::ResourceRef& r, const cloud::NodePool& pool, Clients
 }
 
 Step PoolCall(const std::string& what, const cloud::NodePoolRef& ref,
-              std::function<ApiResult<Operation>()> call) {
+              std::function<cloud::Prepared<Operation>()> prepare) {
   Step s;
   s.what = what + " " + ref.cluster.project + "/" + ref.cluster.location + "/" +
            ref.cluster.cluster + "/" + ref.node_pool;
-  s.call = std::move(call);
+  s.prepare = std::move(prepare);
   return s;
 }
 
@@ -102,7 +102,7 @@ Result<std::vector<Step>> PoolSteps(const plan::Action& a, const plan::TargetPla
             u.disk_size_gb = want.disk_size_gb;
             u.disk_type = want.disk_type;
             steps.push_back(PoolCall("update node pool", ref,
-                                     [c, ref, u] { return c.gke->UpdateNodePool(ref, u); }));
+                                     [c, ref, u] { return c.gke->PrepareUpdateNodePool(ref, u); }));
             break;
           }
           case plan::UpdateCall::kUpdateLocations: {
@@ -111,26 +111,26 @@ Result<std::vector<Step>> PoolSteps(const plan::Action& a, const plan::TargetPla
             cloud::NodePoolUpdate u;
             u.locations = want.locations;
             steps.push_back(PoolCall("move the zones of node pool", ref,
-                                     [c, ref, u] { return c.gke->UpdateNodePool(ref, u); }));
+                                     [c, ref, u] { return c.gke->PrepareUpdateNodePool(ref, u); }));
             break;
           }
           case plan::UpdateCall::kSetAutoscaling: {
             cloud::NodePoolAutoscaling as = want.autoscaling.value_or(cloud::NodePoolAutoscaling{});
             steps.push_back(PoolCall("set autoscaling of", ref, [c, ref, as] {
-              return c.gke->SetNodePoolAutoscaling(ref, as);
+              return c.gke->PrepareSetNodePoolAutoscaling(ref, as);
             }));
             break;
           }
           case plan::UpdateCall::kSetManagement: {
             cloud::NodeManagement m = want.management.value_or(cloud::NodeManagement{});
             steps.push_back(PoolCall("set management of", ref,
-                                     [c, ref, m] { return c.gke->SetNodePoolManagement(ref, m); }));
+                                     [c, ref, m] { return c.gke->PrepareSetNodePoolManagement(ref, m); }));
             break;
           }
           case plan::UpdateCall::kSetSize: {
             int n = want.node_count;
             steps.push_back(PoolCall("resize node pool", ref,
-                                     [c, ref, n] { return c.gke->SetNodePoolSize(ref, n); }));
+                                     [c, ref, n] { return c.gke->PrepareSetNodePoolSize(ref, n); }));
             break;
           }
           default:
@@ -144,10 +144,10 @@ Result<std::vector<Step>> PoolSteps(const plan::Action& a, const plan::TargetPla
   return Status::Internal("unknown action kind");
 }
 
-Step ComputeStep(std::string what, std::function<ApiResult<Operation>()> call, bool is_delete) {
+Step ComputeStep(std::string what, std::function<cloud::Prepared<Operation>()> prepare, bool is_delete) {
   Step s;
   s.what = std::move(what);
-  s.call = std::move(call);
+  s.prepare = std::move(prepare);
   if (is_delete) s.done_despite = NotFound;
   return s;
 }
@@ -160,39 +160,39 @@ Result<std::vector<Step>> ComputeSteps(const plan::Action& a, Clients c) {
     case ResourceKind::kWorkloadPolicy: {
       std::string region = r.location, name = r.name;
       remove = ComputeStep("delete workload policy " + p + "/" + region + "/" + name,
-                           [c, p, region, name] { return c.compute->DeleteWorkloadPolicy(p, region, name); },
+                           [c, p, region, name] { return c.compute->PrepareDeleteWorkloadPolicy(p, region, name); },
                            true);
       if (a.workload_policy) {
         cloud::WorkloadPolicy w = *a.workload_policy;
         insert = ComputeStep("create workload policy " + p + "/" + w.region + "/" + w.name,
-                             [c, p, w] { return c.compute->InsertWorkloadPolicy(p, w); }, false);
+                             [c, p, w] { return c.compute->PrepareInsertWorkloadPolicy(p, w); }, false);
       }
       break;
     }
     case ResourceKind::kInstanceTemplate: {
       std::string name = r.name;
       remove = ComputeStep("delete instance template " + p + "/" + name,
-                           [c, p, name] { return c.compute->DeleteInstanceTemplate(p, name); }, true);
+                           [c, p, name] { return c.compute->PrepareDeleteInstanceTemplate(p, name); }, true);
       if (a.instance_template) {
         cloud::InstanceTemplate t = *a.instance_template;
         insert = ComputeStep("create instance template " + p + "/" + t.name,
-                             [c, p, t] { return c.compute->InsertInstanceTemplate(p, t); }, false);
+                             [c, p, t] { return c.compute->PrepareInsertInstanceTemplate(p, t); }, false);
       }
       break;
     }
     case ResourceKind::kInstanceGroupManager: {
       std::string zone = r.location, name = r.name;
       remove = ComputeStep("delete instance group " + p + "/" + zone + "/" + name,
-                           [c, p, zone, name] { return c.compute->DeleteInstanceGroupManager(p, zone, name); },
+                           [c, p, zone, name] { return c.compute->PrepareDeleteInstanceGroupManager(p, zone, name); },
                            true);
       if (a.instance_group_manager) {
         cloud::InstanceGroupManager m = *a.instance_group_manager;
         insert = ComputeStep("create instance group " + p + "/" + m.zone + "/" + m.name,
-                             [c, p, m] { return c.compute->InsertInstanceGroupManager(p, m); }, false);
+                             [c, p, m] { return c.compute->PrepareInsertInstanceGroupManager(p, m); }, false);
         int size = m.target_size;
         resize = ComputeStep("resize instance group " + p + "/" + zone + "/" + name,
                              [c, p, zone, name, size] {
-                               return c.compute->ResizeInstanceGroupManager(p, zone, name, size);
+                               return c.compute->PrepareResizeInstanceGroupManager(p, zone, name, size);
                              },
                              false);
       }

@@ -30,7 +30,10 @@ namespace tpu::apply {
 
 struct ExecuteOptions {
   int parallelism = 16;  // tasks started and unfinished at once (--parallelism)
-  int threads = 8;       // workers making API calls
+  // Workers that prepare calls and take in their answers. Requests wait on
+  // the clients' transport (the event loop), not on a worker, so this stays
+  // small whatever `parallelism` is.
+  int threads = 4;
   // Node pool operations in flight per GKE cluster at most: GKE's
   // concurrent-operations quota per cluster (5).
   int cluster_operations = 5;

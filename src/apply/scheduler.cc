@@ -226,9 +226,31 @@ void Scheduler::StartReadyLocked() {
 }
 
 void Scheduler::DispatchLocked(size_t i) {
-  runnable_.push(i);
+  runnable_.push(Job{i, nullptr});
   ++in_flight_;
   worker_cv_.notify_one();
+}
+
+int Scheduler::peak_calls_in_flight() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return peak_calls_in_flight_;
+}
+
+void Scheduler::SubmitCall(size_t i, std::shared_ptr<PendingCall> call) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    peak_calls_in_flight_ = std::max(peak_calls_in_flight_, ++calls_in_flight_);
+  }
+  http::HttpTransport* transport = call->transport;
+  http::HttpRequest request = std::move(call->request);
+  // The answer arrives on the transport's loop thread (or, from a blocking
+  // transport, on this one): only queue its continuation for a worker.
+  transport->Submit(std::move(request), [this, i, call = std::move(call)](Result<http::HttpResponse> r) {
+    std::lock_guard<std::mutex> l(mu_);
+    --calls_in_flight_;
+    runnable_.push(Job{i, [call, r = std::move(r)]() mutable { return call->then(std::move(r)); }});
+    worker_cv_.notify_one();
+  });
 }
 
 void Scheduler::WorkerLoop() {
@@ -236,22 +258,35 @@ void Scheduler::WorkerLoop() {
   for (;;) {
     worker_cv_.wait(l, [&] { return stopping_ || !runnable_.empty(); });
     if (runnable_.empty()) return;  // stopping
-    size_t i = runnable_.front();
+    Job job = std::move(runnable_.front());
     runnable_.pop();
-    Task* task = entries_[i].task.get();
+    Task* task = entries_[job.index].task.get();
     l.unlock();
     Outcome out;
-    if (cancelled_) {
+    if (cancelled_ && !job.resume) {
       out = Outcome::Failed(Status::DeadlineExceeded("cancelled"));
     } else {
+      // A request's answer is taken in even after a cancel: it may say an
+      // operation started.
       try {
-        out = task->Advance();
+        out = job.resume ? job.resume() : task->Advance();
       } catch (const std::exception& ex) {
         out = Outcome::Failed(Status::Internal(std::string("unexpected exception: ") + ex.what()));
       }
     }
+    if (out.kind == Outcome::Kind::kCall) {
+      if (cancelled_) {
+        out = Outcome::Failed(Status::DeadlineExceeded("cancelled"));
+      } else if (!out.call || !out.call->transport || !out.call->then) {
+        out = Outcome::Failed(Status::Internal("a task asked for a call without a transport or continuation"));
+      } else {
+        SubmitCall(job.index, std::move(out.call));
+        l.lock();
+        continue;  // still in flight: the continuation's outcome counts
+      }
+    }
     l.lock();
-    outcomes_.emplace(i, std::move(out));
+    outcomes_.emplace(job.index, std::move(out));
     loop_cv_.notify_all();
   }
 }
@@ -280,6 +315,9 @@ void Scheduler::HandleOutcomeLocked(size_t i, Outcome out) {
       break;
     case Outcome::Kind::kThrottled:
       ThrottleLocked(i, out.delay);
+      break;
+    case Outcome::Kind::kCall:  // workers send calls; never an outcome
+      FinishLocked(i, TaskResult::State::kFailed, Status::Internal("unsent call"));
       break;
   }
 }

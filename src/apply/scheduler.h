@@ -11,8 +11,11 @@
 // - A task starts only after every task it depends on is done; if one of them
 //   fails, it is skipped with a reason naming the failed dependency.
 // - At most `parallelism` tasks are started and unfinished at once; tasks
-//   waiting on a timer (an operation in flight, a backoff) hold their place but
-//   no thread. Advance() calls run on a fixed pool of `threads` workers.
+//   waiting on a timer (an operation in flight, a backoff) or on a request
+//   they asked for (Outcome::kCall, sent through its transport: the event
+//   loop, so it returns at once) hold their place but no thread. Advance()
+//   calls and the continuations of requests run on a fixed pool of `threads`
+//   workers, so the number in flight has no tie to the number of threads.
 // Run() blocks the calling thread until every task has finished or been skipped,
 // or Cancel() is called (then running tasks get no further Advance()).
 // Thread-safety: Add() before Run(); Cancel() and Snapshot() from any thread.
@@ -82,6 +85,8 @@ class Scheduler {
   std::vector<TaskResult> Snapshot() const;
   // Peak number of tasks started and unfinished at once, for tests and benches.
   int peak_active() const { return peak_active_; }
+  // Peak number of requests submitted and not yet answered.
+  int peak_calls_in_flight() const;
   // The same within one group, and the group's limit now (after Run()).
   int peak_group_active(const std::string& group) const;
   int group_limit(const std::string& group) const;
@@ -111,7 +116,16 @@ class Scheduler {
     bool operator>(const Timer& o) const { return when > o.when; }
   };
 
+  // What a worker runs next: task `index`'s Advance(), or, when set, the
+  // continuation of the request it made.
+  struct Job {
+    size_t index;
+    std::function<Outcome()> resume;
+  };
+
   void WorkerLoop();
+  // Sends task i's request; its answer comes back as a Job. Called without the lock.
+  void SubmitCall(size_t i, std::shared_ptr<PendingCall> call);
   // Starts what can start. After the first call it looks only at the tasks a
   // finish may have made ready (the lane's next task, the finished task's
   // dependents), unless tasks were held back by the parallelism limit and a
@@ -147,10 +161,12 @@ class Scheduler {
   bool scan_all_ = true;            // the next StartReadyLocked looks at every task
   bool saturated_ = false;          // a task was held back by the parallelism limit
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
-  std::queue<size_t> runnable_;   // to be advanced by a worker
+  std::queue<Job> runnable_;      // to be run by a worker
   std::queue<std::pair<size_t, Outcome>> outcomes_;
   std::vector<std::thread> workers_;
-  int in_flight_ = 0;  // tasks queued for or inside a worker
+  int in_flight_ = 0;  // tasks queued for or inside a worker, or waiting for a request's answer
+  int calls_in_flight_ = 0;
+  int peak_calls_in_flight_ = 0;
   int active_ = 0;
   int peak_active_ = 0;
   size_t unfinished_ = 0;

@@ -72,7 +72,19 @@ Outcome StepTask::Call() {
     return Outcome::Failed(Status::FailedPrecondition(step.what + ": not started: this replica no longer owns the "
                                                       "target (its shard moved to another replica)"));
   }
-  auto result = step.call();
+  if (step.prepare) {
+    auto call = step.prepare();
+    if (!call.ok()) return AfterCall(call.error());
+    return Outcome::Send(call->transport, std::move(call->request),
+                         [this, finish = std::move(call->finish)](Result<http::HttpResponse> r) {
+                           return AfterCall(finish(std::move(r)));
+                         });
+  }
+  return AfterCall(step.call());
+}
+
+Outcome StepTask::AfterCall(cloud::ApiResult<cloud::Operation> result) {
+  const Step& step = steps_[index_];
   if (!result.ok()) {
     const cloud::ApiError& e = result.error();
     // 429 on a mutation: the cluster's concurrent operations are at their
@@ -94,9 +106,10 @@ Outcome StepTask::Call() {
   op_started_ = options_.clock->Now();
   op_kind_ = step.learn_timing && options_.times ? OperationKind(*op_) : "";
   expected_ = op_kind_.empty() ? std::nullopt : options_.times->Expected(op_kind_);
-  Outcome out = op_->done() ? Poll()  // rare: finished at once; Poll() handles the result
-                             : Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
-  out.call_accepted = step.learn_timing;  // an operation of ours started (not one awaited)
+  const bool ours = step.learn_timing;  // an operation of ours started (not one awaited)
+  // Rare: finished at once. OperationDone may replace the steps (a stockout), so `step` is not used after.
+  Outcome out = op_->done() ? OperationDone() : Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+  out.call_accepted = ours;
   return out;
 }
 
@@ -108,31 +121,43 @@ std::chrono::milliseconds StepTask::NextPoll() {
 }
 
 Outcome StepTask::Poll() {
+  if (op_->done()) return OperationDone();
+  const auto sent = options_.clock->Now();
+  auto call = poller_->PreparePoll(*op_);
+  if (!call.ok()) return AfterPoll(call.error(), sent);
+  return Outcome::Send(call->transport, std::move(call->request),
+                       [this, sent, finish = std::move(call->finish)](Result<http::HttpResponse> r) {
+                         return AfterPoll(finish(std::move(r)), sent);
+                       });
+}
+
+Outcome StepTask::AfterPoll(cloud::ApiResult<cloud::Operation> polled, std::chrono::steady_clock::time_point sent) {
   const Step& step = steps_[index_];
-  if (!op_->done()) {
-    const auto sent = options_.clock->Now();
-    auto polled = poller_->Poll(*op_);
-    if (!polled.ok()) {
-      const cloud::ApiError& e = polled.error();
-      if (e.retryable()) return Retry(e, step.what);
-      if (e.not_found()) {
-        // Operations are garbage-collected eventually; the next plan reads the
-        // resource itself, so count the step as done rather than fail.
-        op_.reset();
-        ++index_;
-        return NextStep();
-      }
-      return Outcome::Failed(polled.status().WithContext(step.what + ": polling " + op_->name));
+  if (!polled.ok()) {
+    const cloud::ApiError& e = polled.error();
+    if (e.retryable()) return Retry(e, step.what);
+    if (e.not_found()) {
+      // Operations are garbage-collected eventually; the next plan reads the
+      // resource itself, so count the step as done rather than fail.
+      op_.reset();
+      ++index_;
+      return NextStep();
     }
-    retry_attempt_ = 0;
-    op_ = std::move(polled.value());
-    const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(sent - op_started_);
-    if (!op_->done()) {
-      seen_running_ = age;
-      return Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
-    }
-    if (!op_kind_.empty()) options_.times->Observe(op_kind_, expected_, seen_running_, age);
+    return Outcome::Failed(polled.status().WithContext(step.what + ": polling " + op_->name));
   }
+  retry_attempt_ = 0;
+  op_ = std::move(polled.value());
+  const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(sent - op_started_);
+  if (!op_->done()) {
+    seen_running_ = age;
+    return Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+  }
+  if (!op_kind_.empty()) options_.times->Observe(op_kind_, expected_, seen_running_, age);
+  return OperationDone();
+}
+
+Outcome StepTask::OperationDone() {
+  const Step& step = steps_[index_];
   cloud::Operation op = std::move(*op_);
   op_.reset();
   if (op.failed() && !step.tolerate_failed_operation) {

@@ -3,7 +3,8 @@
 // resize, update and replace in docs/architecture.md, "Apply rules".
 //
 // Each Advance() makes one call: the step's mutation, or one poll of its
-// operation. Retryable errors (5xx, dropped connections, GKE's "incompatible
+// operation, returned prepared (Outcome::Send) so the scheduler sends it on
+// the event loop and hands the answer back to the task on a worker. Retryable errors (5xx, dropped connections, GKE's "incompatible
 // operation" while another operation runs on the pool or a cluster-level one on
 // the cluster) come back as Outcome::Again after a jittered backoff honouring
 // Retry-After, up to the retry budget; a 429 on a mutation (the cluster's
@@ -54,7 +55,11 @@ struct StepTaskOptions {
 struct Step {
   // What the step does, for progress and errors: "delete node pool p/l/c/n".
   std::string what;
-  // The mutation. Called again after a retryable error.
+  // The mutation, prepared for the scheduler to send (no thread waits for
+  // it). Prepared again after a retryable error, so the token is fresh.
+  std::function<cloud::Prepared<cloud::Operation>()> prepare;
+  // Or, when there is nothing to send (an operation already known) or for
+  // tests, the mutation made on the worker. Used when `prepare` is unset.
   std::function<cloud::ApiResult<cloud::Operation>()> call;
   // A non-retryable call error the step tolerates: return true to count the
   // step as done (a delete that finds nothing: 404).
@@ -86,7 +91,13 @@ class StepTask : public Task {
 
  private:
   Outcome Call();
+  // The mutation's answer.
+  Outcome AfterCall(cloud::ApiResult<cloud::Operation> result);
   Outcome Poll();
+  // A poll's answer; `sent` is when it was made.
+  Outcome AfterPoll(cloud::ApiResult<cloud::Operation> polled, std::chrono::steady_clock::time_point sent);
+  // op_ is done: the next step, the stockout cleanup, or the failure.
+  Outcome OperationDone();
   Outcome NextStep();
   Outcome Retry(const cloud::ApiError& error, const std::string& what, bool throttled = false);
   // Delay before the next poll of op_.

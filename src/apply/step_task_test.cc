@@ -178,3 +178,74 @@ TEST(StepTask, TheLastRungsStockoutWaitsForCapacity) {
 
 }  // namespace
 }  // namespace tpu::apply
+
+namespace tpu::apply {
+namespace {
+
+// A prepared mutation: the task hands the request back (Outcome::kCall) and
+// takes the answer in through the continuation, with the same rules as a
+// call made on the worker (here a 429, then an accepted call).
+TEST(StepTask, APreparedCallIsHandedBackAndItsAnswerContinuesTheTask) {
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  int prepared = 0;
+  Step step;
+  step.what = "create node pool p/l/c/a";
+  step.prepare = [&prepared] {
+    ++prepared;
+    cloud::PreparedCall<cloud::Operation> call;
+    call.request.method = "POST";
+    call.request.url = "https://container.example/v1/projects/p/locations/l/clusters/c/nodePools";
+    call.finish = [](Result<http::HttpResponse> r) -> cloud::ApiResult<cloud::Operation> {
+      if (r->status != 200) return cloud::ApiErrorFromResponse("POST nodePools", *r);
+      cloud::Operation op;
+      op.name = "operation-1";
+      op.status = "DONE";
+      return op;
+    };
+    return cloud::Prepared<cloud::Operation>(std::move(call));
+  };
+  StepTask task(nullptr, o, {step});
+
+  Outcome first = task.Advance();
+  ASSERT_EQ(first.kind, Outcome::Kind::kCall);
+  ASSERT_TRUE(first.call);
+  EXPECT_EQ(first.call->request.method, "POST");
+  http::HttpResponse busy;
+  busy.status = 429;
+  Outcome throttled = first.call->then(busy);
+  EXPECT_EQ(throttled.kind, Outcome::Kind::kThrottled);
+  EXPECT_EQ(task.throttled(), 1);
+
+  env.Advance(throttled.delay);
+  Outcome second = task.Advance();
+  ASSERT_EQ(second.kind, Outcome::Kind::kCall);
+  EXPECT_EQ(prepared, 2) << "prepared again for the retry (a fresh token)";
+  http::HttpResponse ok;
+  ok.status = 200;
+  Outcome done = second.call->then(ok);
+  EXPECT_EQ(done.kind, Outcome::Kind::kDone) << done.status.ToString();
+  EXPECT_TRUE(done.call_accepted);
+}
+
+TEST(StepTask, NothingIsPreparedOnceItMayNoLongerMutate) {
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  o.may_mutate = [] { return false; };
+  int prepared = 0;
+  Step step;
+  step.what = "delete node pool p/l/c/a";
+  step.prepare = [&prepared] {
+    ++prepared;
+    return cloud::Prepared<cloud::Operation>(cloud::ApiErrorFromTransport("x", Status::Unavailable("x")));
+  };
+  StepTask task(nullptr, o, {step});
+  Outcome out = task.Advance();
+  EXPECT_EQ(out.kind, Outcome::Kind::kFailed);
+  EXPECT_EQ(prepared, 0);
+}
+
+}  // namespace
+}  // namespace tpu::apply

@@ -2,20 +2,28 @@
 //
 // Advance() runs on a worker thread, makes at most one API call, and says what
 // happens next: finished, failed, waiting for capacity, "call me again after
-// D" (an operation still running, a retryable error backing off), or
+// D" (an operation still running, a retryable error backing off),
 // "throttled": the cloud refused the call for too many operations at once, so
-// the task gives its place back and waits for room in its group. Waiting is a
-// timer in the scheduler, never a blocked thread, so a thousand operations in
-// flight cost a thousand timers, not a thousand threads.
+// the task gives its place back and waits for room in its group, or "send
+// this request, then continue with its answer": the scheduler submits it to
+// the transport (the event loop, http/curl_multi.h) and runs the continuation
+// on a worker when the answer is in. Waiting is a timer or a request in the
+// loop, never a blocked thread, so a thousand operations in flight cost a
+// thousand timers or requests, not a thousand threads.
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "http/transport.h"
 
 namespace tpu::apply {
+
+struct PendingCall;
 
 struct Outcome {
   enum class Kind {
@@ -26,6 +34,9 @@ struct Outcome {
     // 429 "Too many operations": back to pending, startable again after
     // `delay` when its group has room; the group's limit is lowered.
     kThrottled,
+    // Send `call->request`; `call->then` turns the answer into the next
+    // Outcome. The task holds its place, but no thread, meanwhile.
+    kCall,
   };
   Kind kind = Kind::kDone;
   std::chrono::milliseconds delay{0};
@@ -34,25 +45,52 @@ struct Outcome {
   // This Advance()'s mutating call was accepted (an operation started): its
   // group may grow its limit back a step.
   bool call_accepted = false;
+  std::shared_ptr<PendingCall> call;  // kCall only
 
   static Outcome Done() { return {}; }
-  static Outcome Failed(Status s) { return {Kind::kFailed, {}, std::move(s), {}}; }
-  static Outcome WaitingForCapacity(Status s) {
-    return {Kind::kWaitingForCapacity, {}, std::move(s), {}};
-  }
+  static Outcome Failed(Status s) { return Of(Kind::kFailed, {}, std::move(s), {}); }
+  static Outcome WaitingForCapacity(Status s) { return Of(Kind::kWaitingForCapacity, {}, std::move(s), {}); }
   static Outcome Again(std::chrono::milliseconds d, std::string note = {}) {
-    return {Kind::kAgain, d, Status::OK(), std::move(note)};
+    return Of(Kind::kAgain, d, Status::OK(), std::move(note));
   }
   static Outcome Throttled(std::chrono::milliseconds d, std::string note = {}) {
-    return {Kind::kThrottled, d, Status::OK(), std::move(note)};
+    return Of(Kind::kThrottled, d, Status::OK(), std::move(note));
+  }
+  static Outcome Send(http::HttpTransport* transport, http::HttpRequest request,
+                      std::function<Outcome(Result<http::HttpResponse>)> then);
+
+ private:
+  static Outcome Of(Kind kind, std::chrono::milliseconds delay, Status status, std::string note) {
+    Outcome out;
+    out.kind = kind;
+    out.delay = delay;
+    out.status = std::move(status);
+    out.note = std::move(note);
+    return out;
   }
 };
+
+struct PendingCall {
+  http::HttpTransport* transport = nullptr;
+  http::HttpRequest request;
+  // Runs on a worker, never concurrently with the task's Advance().
+  std::function<Outcome(Result<http::HttpResponse>)> then;
+};
+
+inline Outcome Outcome::Send(http::HttpTransport* transport, http::HttpRequest request,
+                             std::function<Outcome(Result<http::HttpResponse>)> then) {
+  Outcome out;
+  out.kind = Kind::kCall;
+  out.call = std::make_shared<PendingCall>(PendingCall{transport, std::move(request), std::move(then)});
+  return out;
+}
 
 class Task {
  public:
   virtual ~Task() = default;
   // Advances the action by at most one API call. Called from one thread at a
-  // time for a given task (never concurrently with itself).
+  // time for a given task (never concurrently with itself, nor with the
+  // continuation of a call it returned).
   virtual Outcome Advance() = 0;
 };
 

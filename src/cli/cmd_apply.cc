@@ -162,7 +162,6 @@ int RunApply(ApplyFlags& f) {
 
   apply::ExecuteOptions eo;
   eo.parallelism = f.parallelism;
-  eo.threads = std::min(32, std::max(4, f.parallelism / 2));
   eo.steps.poll.initial = std::chrono::milliseconds(f.poll_initial_ms);
   eo.steps.poll.max = std::chrono::milliseconds(std::max(f.poll_initial_ms, f.poll_max_ms));
   eo.steps.budget.deadline = std::chrono::seconds(f.retry_deadline_s);

@@ -57,7 +57,12 @@ bool ReadOnly(const std::string& method, const std::string& call) {
 
 ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::string& url,
                                           const std::optional<nlohmann::json>& body) {
-  const std::string call = CallName(method, url);
+  return SendPrepared(Prepare(method, url, body));
+}
+
+Prepared<nlohmann::json> ApiCaller::Prepare(const std::string& method, const std::string& url,
+                                            const std::optional<nlohmann::json>& body) {
+  std::string call = CallName(method, url);
   const bool read = ReadOnly(method, call);
   http::HttpRequest request;
   request.method = method;
@@ -70,24 +75,27 @@ ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::
     request.headers.emplace_back("Content-Type", "application/json");
     request.body = body->dump();
   }
-  auto response = transport_->Send(request);
-  if (!response.ok()) {
-    if (counter_) counter_->Record(method, 0, read);
-    return ApiErrorFromTransport(call, response.status());
-  }
-  if (counter_) counter_->Record(method, response->status, read);
-  if (response->status < 200 || response->status >= 300) return ApiErrorFromResponse(call, *response);
-  if (response->body.empty()) return nlohmann::json::object();
-  auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    ApiError e;
-    e.call = call;
-    e.http_status = response->status;
-    e.parse_error = true;
-    e.message = "response is not JSON";
-    return e;
-  }
-  return j;
+  auto finish = [counter = counter_, method, read, call = std::move(call)](
+                    Result<http::HttpResponse> response) -> ApiResult<nlohmann::json> {
+    if (!response.ok()) {
+      if (counter) counter->Record(method, 0, read);
+      return ApiErrorFromTransport(call, response.status());
+    }
+    if (counter) counter->Record(method, response->status, read);
+    if (response->status < 200 || response->status >= 300) return ApiErrorFromResponse(call, *response);
+    if (response->body.empty()) return nlohmann::json::object();
+    auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      ApiError e;
+      e.call = call;
+      e.http_status = response->status;
+      e.parse_error = true;
+      e.message = "response is not JSON";
+      return e;
+    }
+    return j;
+  };
+  return PreparedCall<nlohmann::json>{transport_, std::move(request), std::move(finish)};
 }
 
 }  // namespace tpu::cloud

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,44 @@ class CallCounter {
   std::map<std::string, int64_t> by_method_code_;  // guarded by mu_
 };
 
+// One call made ready to send: the request with its token and headers, the
+// transport to send it through, and what turns the transport's answer into the
+// call's result (counting the call). The apply sends it on the event loop and
+// finishes it on a worker, so no thread waits for the network
+// (docs/architecture.md, "Threads"); Send() does both on the calling thread.
+template <typename T>
+struct PreparedCall {
+  http::HttpTransport* transport = nullptr;
+  http::HttpRequest request;
+  std::function<ApiResult<T>(Result<http::HttpResponse>)> finish;
+
+  ApiResult<T> Send() const { return finish(transport->Send(request)); }
+
+  // The same call with its result passed through `f` (JSON → Operation).
+  template <typename U>
+  PreparedCall<U> Then(std::function<ApiResult<U>(ApiResult<T>)> f) && {
+    return {transport, std::move(request),
+            [finish = std::move(finish), f = std::move(f)](Result<http::HttpResponse> r) { return f(finish(std::move(r))); }};
+  }
+};
+
+// A prepared call, or why it could not be prepared (no credentials).
+template <typename T>
+using Prepared = ApiResult<PreparedCall<T>>;
+
+template <typename T>
+ApiResult<T> SendPrepared(const Prepared<T>& call) {
+  if (!call.ok()) return call.error();
+  return call->Send();
+}
+
+// `call` with its result passed through `f`.
+template <typename U, typename T>
+Prepared<U> Then(Prepared<T> call, std::function<ApiResult<U>(ApiResult<T>)> f) {
+  if (!call.ok()) return call.error();
+  return std::move(call.value()).template Then<U>(std::move(f));
+}
+
 class ApiCaller {
  public:
   // All pointers must outlive the caller. `counter` may be null.
@@ -51,6 +90,11 @@ class ApiCaller {
   // A 2xx with an empty body yields an empty JSON object.
   ApiResult<nlohmann::json> Call(const std::string& method, const std::string& url,
                                  const std::optional<nlohmann::json>& body = std::nullopt);
+
+  // What Call() does, in two halves: the request with token and headers, and
+  // the finish that counts the call and parses its answer.
+  Prepared<nlohmann::json> Prepare(const std::string& method, const std::string& url,
+                                   const std::optional<nlohmann::json>& body = std::nullopt);
 
   CallCounter* counter() const { return counter_; }
 

@@ -3,6 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "http/curl_multi.h"
+
 namespace tpu::cloud {
 
 CloudConnection::CloudConnection(std::unique_ptr<http::HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
@@ -18,7 +20,8 @@ CloudConnection::CloudConnection(std::unique_ptr<http::HttpTransport> transport,
 Result<std::unique_ptr<CloudConnection>> CloudConnection::Open(const CloudOptions& options, const Env& env) {
   auto endpoints = ResolveEndpoints(options.endpoints, env);
   if (!endpoints.ok()) return endpoints.status();
-  auto transport = std::make_unique<http::CurlTransport>(options.transport);
+  // Every Google API call goes through one event loop (docs/architecture.md, "Threads").
+  auto transport = std::make_unique<http::CurlMultiLoop>(options.transport);
   std::unique_ptr<TokenProvider> tokens;
   if (options.access_token) {
     tokens = std::make_unique<StaticTokenProvider>(*options.access_token);

@@ -21,19 +21,22 @@ void FillOperationScope(Operation* op, const std::string& project, const std::st
 
 }  // namespace
 
-ApiResult<Operation> ComputeClient::CallOperation(const std::string& method, const std::string& path,
-                                                  const json* body) {
-  auto j = body ? caller_->Call(method, Url(path), *body) : caller_->Call(method, Url(path));
-  if (!j.ok()) return j.error();
-  std::string project = SegmentAfter(path, "projects");
-  auto op = ComputeOperationFromJson(*j, project);
-  if (!op.ok()) return ParseFailure(method + " " + path, op.status());
-  if (std::string zone = SegmentAfter(path, "zones"); !zone.empty()) {
-    FillOperationScope(&*op, project, "zones", zone);
-  } else if (std::string region = SegmentAfter(path, "regions"); !region.empty()) {
-    FillOperationScope(&*op, project, "regions", region);
-  }
-  return std::move(*op);
+Prepared<Operation> ComputeClient::PrepareOperation(const std::string& method, const std::string& path,
+                                                    const json* body) {
+  auto call = body ? caller_->Prepare(method, Url(path), *body) : caller_->Prepare(method, Url(path));
+  std::function<ApiResult<Operation>(ApiResult<json>)> parse = [method, path](ApiResult<json> j) -> ApiResult<Operation> {
+    if (!j.ok()) return j.error();
+    std::string project = SegmentAfter(path, "projects");
+    auto op = ComputeOperationFromJson(*j, project);
+    if (!op.ok()) return ParseFailure(method + " " + path, op.status());
+    if (std::string zone = SegmentAfter(path, "zones"); !zone.empty()) {
+      FillOperationScope(&*op, project, "zones", zone);
+    } else if (std::string region = SegmentAfter(path, "regions"); !region.empty()) {
+      FillOperationScope(&*op, project, "regions", region);
+    }
+    return std::move(*op);
+  };
+  return Then<Operation>(std::move(call), std::move(parse));
 }
 
 template <typename Each>
@@ -71,11 +74,11 @@ ApiResult<bool> ComputeClient::ListAggregated(const std::string& project, const 
   return true;
 }
 
-ApiResult<Operation> ComputeClient::InsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy) {
+Prepared<Operation> ComputeClient::PrepareInsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy) {
   WorkloadPolicy body_policy = policy;
   body_policy.region.clear();  // in the path; the API fills the URL form
   auto body = WorkloadPolicyToJson(body_policy);
-  return CallOperation("POST", "projects/" + project + "/regions/" + policy.region + "/resourcePolicies", &body);
+  return PrepareOperation("POST", "projects/" + project + "/regions/" + policy.region + "/resourcePolicies", &body);
 }
 
 ApiResult<WorkloadPolicy> ComputeClient::GetWorkloadPolicy(const std::string& project, const std::string& region,
@@ -89,14 +92,14 @@ ApiResult<WorkloadPolicy> ComputeClient::GetWorkloadPolicy(const std::string& pr
   return std::move(*p);
 }
 
-ApiResult<Operation> ComputeClient::DeleteWorkloadPolicy(const std::string& project, const std::string& region,
+Prepared<Operation> ComputeClient::PrepareDeleteWorkloadPolicy(const std::string& project, const std::string& region,
                                                          const std::string& name) {
-  return CallOperation("DELETE", "projects/" + project + "/regions/" + region + "/resourcePolicies/" + name, nullptr);
+  return PrepareOperation("DELETE", "projects/" + project + "/regions/" + region + "/resourcePolicies/" + name, nullptr);
 }
 
-ApiResult<Operation> ComputeClient::InsertInstanceTemplate(const std::string& project, const InstanceTemplate& t) {
+Prepared<Operation> ComputeClient::PrepareInsertInstanceTemplate(const std::string& project, const InstanceTemplate& t) {
   auto body = InstanceTemplateToJson(t);
-  return CallOperation("POST", "projects/" + project + "/global/instanceTemplates", &body);
+  return PrepareOperation("POST", "projects/" + project + "/global/instanceTemplates", &body);
 }
 
 ApiResult<InstanceTemplate> ComputeClient::GetInstanceTemplate(const std::string& project, const std::string& name) {
@@ -108,16 +111,16 @@ ApiResult<InstanceTemplate> ComputeClient::GetInstanceTemplate(const std::string
   return std::move(*t);
 }
 
-ApiResult<Operation> ComputeClient::DeleteInstanceTemplate(const std::string& project, const std::string& name) {
-  return CallOperation("DELETE", "projects/" + project + "/global/instanceTemplates/" + name, nullptr);
+Prepared<Operation> ComputeClient::PrepareDeleteInstanceTemplate(const std::string& project, const std::string& name) {
+  return PrepareOperation("DELETE", "projects/" + project + "/global/instanceTemplates/" + name, nullptr);
 }
 
-ApiResult<Operation> ComputeClient::InsertInstanceGroupManager(const std::string& project,
+Prepared<Operation> ComputeClient::PrepareInsertInstanceGroupManager(const std::string& project,
                                                                const InstanceGroupManager& igm) {
   InstanceGroupManager body_igm = igm;
   body_igm.zone.clear();
   auto body = InstanceGroupManagerToJson(body_igm);
-  return CallOperation("POST", "projects/" + project + "/zones/" + igm.zone + "/instanceGroupManagers", &body);
+  return PrepareOperation("POST", "projects/" + project + "/zones/" + igm.zone + "/instanceGroupManagers", &body);
 }
 
 ApiResult<InstanceGroupManager> ComputeClient::GetInstanceGroupManager(const std::string& project,
@@ -132,16 +135,16 @@ ApiResult<InstanceGroupManager> ComputeClient::GetInstanceGroupManager(const std
   return std::move(*m);
 }
 
-ApiResult<Operation> ComputeClient::DeleteInstanceGroupManager(const std::string& project, const std::string& zone,
+Prepared<Operation> ComputeClient::PrepareDeleteInstanceGroupManager(const std::string& project, const std::string& zone,
                                                                const std::string& name) {
-  return CallOperation("DELETE", "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name,
+  return PrepareOperation("DELETE", "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name,
                        nullptr);
 }
 
-ApiResult<Operation> ComputeClient::ResizeInstanceGroupManager(const std::string& project, const std::string& zone,
+Prepared<Operation> ComputeClient::PrepareResizeInstanceGroupManager(const std::string& project, const std::string& zone,
                                                                const std::string& name, int size) {
   json empty = json::object();
-  return CallOperation("POST",
+  return PrepareOperation("POST",
                        "projects/" + project + "/zones/" + zone + "/instanceGroupManagers/" + name +
                            "/resize?size=" + std::to_string(size),
                        &empty);
@@ -243,13 +246,47 @@ static std::string OperationPath(const Operation& op) {
   return path + scope + "/" + op.location + "/operations/" + op.name;
 }
 
-ApiResult<Operation> ComputeClient::GetOperation(const Operation& op) {
-  return CallOperation("GET", OperationPath(op), nullptr);
+Prepared<Operation> ComputeClient::PrepareGetOperation(const Operation& op) {
+  return PrepareOperation("GET", OperationPath(op), nullptr);
 }
+
+ApiResult<Operation> ComputeClient::GetOperation(const Operation& op) { return SendPrepared(PrepareGetOperation(op)); }
 
 ApiResult<Operation> ComputeClient::WaitOperation(const Operation& op) {
   json empty = json::object();
   return CallOperation("POST", OperationPath(op) + "/wait", &empty);
+}
+
+ApiResult<Operation> ComputeClient::InsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy) {
+  return SendPrepared(PrepareInsertWorkloadPolicy(project, policy));
+}
+
+ApiResult<Operation> ComputeClient::DeleteWorkloadPolicy(const std::string& project, const std::string& region,
+                                                         const std::string& name) {
+  return SendPrepared(PrepareDeleteWorkloadPolicy(project, region, name));
+}
+
+ApiResult<Operation> ComputeClient::InsertInstanceTemplate(const std::string& project, const InstanceTemplate& t) {
+  return SendPrepared(PrepareInsertInstanceTemplate(project, t));
+}
+
+ApiResult<Operation> ComputeClient::DeleteInstanceTemplate(const std::string& project, const std::string& name) {
+  return SendPrepared(PrepareDeleteInstanceTemplate(project, name));
+}
+
+ApiResult<Operation> ComputeClient::InsertInstanceGroupManager(const std::string& project,
+                                                               const InstanceGroupManager& igm) {
+  return SendPrepared(PrepareInsertInstanceGroupManager(project, igm));
+}
+
+ApiResult<Operation> ComputeClient::DeleteInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                               const std::string& name) {
+  return SendPrepared(PrepareDeleteInstanceGroupManager(project, zone, name));
+}
+
+ApiResult<Operation> ComputeClient::ResizeInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                               const std::string& name, int size) {
+  return SendPrepared(PrepareResizeInstanceGroupManager(project, zone, name, size));
 }
 
 }  // namespace tpu::cloud

@@ -92,10 +92,28 @@ class ComputeClient {
   // POST …/operations/O/wait: returns when DONE or after the server's wait limit.
   ApiResult<Operation> WaitOperation(const Operation& op);
 
+  // The calls above that the apply makes, prepared to be sent on an event
+  // loop (api_caller.h); each synchronous one is its prepared one, sent.
+  Prepared<Operation> PrepareInsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy);
+  Prepared<Operation> PrepareDeleteWorkloadPolicy(const std::string& project, const std::string& region,
+                                                  const std::string& name);
+  Prepared<Operation> PrepareInsertInstanceTemplate(const std::string& project, const InstanceTemplate& tmpl);
+  Prepared<Operation> PrepareDeleteInstanceTemplate(const std::string& project, const std::string& name);
+  Prepared<Operation> PrepareInsertInstanceGroupManager(const std::string& project, const InstanceGroupManager& igm);
+  Prepared<Operation> PrepareDeleteInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                        const std::string& name);
+  Prepared<Operation> PrepareResizeInstanceGroupManager(const std::string& project, const std::string& zone,
+                                                        const std::string& name, int size);
+  Prepared<Operation> PrepareGetOperation(const Operation& op);
+
  private:
   std::string Url(const std::string& path) const { return root_ + path; }
   ApiResult<Operation> CallOperation(const std::string& method, const std::string& path,
-                                     const nlohmann::json* body);
+                                     const nlohmann::json* body) {
+    return SendPrepared(PrepareOperation(method, path, body));
+  }
+  Prepared<Operation> PrepareOperation(const std::string& method, const std::string& path,
+                                       const nlohmann::json* body);
   // Follows nextPageToken through aggregated/<collection>, calling `each` with
   // every element of every scope's `field` array.
   template <typename Each>

@@ -39,50 +39,85 @@ ApiResult<NodePool> GkeClient::GetNodePool(const NodePoolRef& ref) {
   return std::move(*pool);
 }
 
-ApiResult<Operation> GkeClient::CallOperation(const std::string& method, const std::string& path,
-                                              const std::string& project, const nlohmann::json* body) {
-  auto j = body ? caller_->Call(method, Url(path), *body) : caller_->Call(method, Url(path));
-  if (!j.ok()) return j.error();
-  auto op = GkeOperationFromJson(*j, project);
-  if (!op.ok()) return ParseFailure(method + " " + path, op.status());
-  return std::move(*op);
+Prepared<Operation> GkeClient::PrepareOperation(const std::string& method, const std::string& path,
+                                                const std::string& project, const nlohmann::json* body) {
+  auto call = body ? caller_->Prepare(method, Url(path), *body) : caller_->Prepare(method, Url(path));
+  std::function<ApiResult<Operation>(ApiResult<nlohmann::json>)> parse =
+      [what = method + " " + path, project](ApiResult<nlohmann::json> j) -> ApiResult<Operation> {
+    if (!j.ok()) return j.error();
+    auto op = GkeOperationFromJson(*j, project);
+    if (!op.ok()) return ParseFailure(what, op.status());
+    return std::move(*op);
+  };
+  return Then<Operation>(std::move(call), std::move(parse));
+}
+
+Prepared<Operation> GkeClient::PrepareCreateNodePool(const ClusterRef& cluster, const NodePool& pool) {
+  auto body = CreateNodePoolBody(pool);
+  return PrepareOperation("POST", cluster.Path() + "/nodePools", cluster.project, &body);
+}
+
+Prepared<Operation> GkeClient::PrepareUpdateNodePool(const NodePoolRef& ref, const NodePoolUpdate& update) {
+  auto body = UpdateNodePoolBody(update);
+  return PrepareOperation("PUT", ref.Path(), ref.cluster.project, &body);
+}
+
+Prepared<Operation> GkeClient::PrepareDeleteNodePool(const NodePoolRef& ref) {
+  return PrepareOperation("DELETE", ref.Path(), ref.cluster.project, nullptr);
+}
+
+Prepared<Operation> GkeClient::PrepareSetNodePoolSize(const NodePoolRef& ref, int node_count) {
+  auto body = SetNodePoolSizeBody(node_count);
+  return PrepareOperation("POST", ref.Path() + ":setSize", ref.cluster.project, &body);
+}
+
+Prepared<Operation> GkeClient::PrepareSetNodePoolAutoscaling(const NodePoolRef& ref, const NodePoolAutoscaling& a) {
+  auto body = SetNodePoolAutoscalingBody(a);
+  return PrepareOperation("POST", ref.Path() + ":setAutoscaling", ref.cluster.project, &body);
+}
+
+Prepared<Operation> GkeClient::PrepareSetNodePoolManagement(const NodePoolRef& ref, const NodeManagement& m) {
+  auto body = SetNodePoolManagementBody(m);
+  return PrepareOperation("POST", ref.Path() + ":setManagement", ref.cluster.project, &body);
+}
+
+Prepared<Operation> GkeClient::PrepareGetOperation(const std::string& project, const std::string& location,
+                                                   const std::string& name) {
+  std::function<ApiResult<Operation>(ApiResult<Operation>)> fill = [location](ApiResult<Operation> op) {
+    if (op.ok() && op->location.empty()) op->location = location;
+    return op;
+  };
+  return Then<Operation>(
+      PrepareOperation("GET", "projects/" + project + "/locations/" + location + "/operations/" + name, project,
+                       nullptr),
+      std::move(fill));
 }
 
 ApiResult<Operation> GkeClient::CreateNodePool(const ClusterRef& cluster, const NodePool& pool) {
-  auto body = CreateNodePoolBody(pool);
-  return CallOperation("POST", cluster.Path() + "/nodePools", cluster.project, &body);
+  return SendPrepared(PrepareCreateNodePool(cluster, pool));
 }
 
 ApiResult<Operation> GkeClient::UpdateNodePool(const NodePoolRef& ref, const NodePoolUpdate& update) {
-  auto body = UpdateNodePoolBody(update);
-  return CallOperation("PUT", ref.Path(), ref.cluster.project, &body);
+  return SendPrepared(PrepareUpdateNodePool(ref, update));
 }
 
-ApiResult<Operation> GkeClient::DeleteNodePool(const NodePoolRef& ref) {
-  return CallOperation("DELETE", ref.Path(), ref.cluster.project, nullptr);
-}
+ApiResult<Operation> GkeClient::DeleteNodePool(const NodePoolRef& ref) { return SendPrepared(PrepareDeleteNodePool(ref)); }
 
 ApiResult<Operation> GkeClient::SetNodePoolSize(const NodePoolRef& ref, int node_count) {
-  auto body = SetNodePoolSizeBody(node_count);
-  return CallOperation("POST", ref.Path() + ":setSize", ref.cluster.project, &body);
+  return SendPrepared(PrepareSetNodePoolSize(ref, node_count));
 }
 
 ApiResult<Operation> GkeClient::SetNodePoolAutoscaling(const NodePoolRef& ref, const NodePoolAutoscaling& a) {
-  auto body = SetNodePoolAutoscalingBody(a);
-  return CallOperation("POST", ref.Path() + ":setAutoscaling", ref.cluster.project, &body);
+  return SendPrepared(PrepareSetNodePoolAutoscaling(ref, a));
 }
 
 ApiResult<Operation> GkeClient::SetNodePoolManagement(const NodePoolRef& ref, const NodeManagement& m) {
-  auto body = SetNodePoolManagementBody(m);
-  return CallOperation("POST", ref.Path() + ":setManagement", ref.cluster.project, &body);
+  return SendPrepared(PrepareSetNodePoolManagement(ref, m));
 }
 
 ApiResult<Operation> GkeClient::GetOperation(const std::string& project, const std::string& location,
                                              const std::string& name) {
-  auto op = CallOperation("GET", "projects/" + project + "/locations/" + location + "/operations/" + name,
-                          project, nullptr);
-  if (op.ok() && op->location.empty()) op->location = location;
-  return op;
+  return SendPrepared(PrepareGetOperation(project, location, name));
 }
 
 ApiResult<std::vector<Operation>> GkeClient::ListOperations(const std::string& project, const std::string& location) {

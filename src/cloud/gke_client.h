@@ -54,6 +54,17 @@ class GkeClient {
   // GET v1/projects/P/locations/L/operations/O.
   ApiResult<Operation> GetOperation(const std::string& project, const std::string& location,
                                     const std::string& name);
+
+  // The calls above that the apply makes, prepared to be sent on an event
+  // loop (api_caller.h); each synchronous one is its prepared one, sent.
+  Prepared<Operation> PrepareCreateNodePool(const ClusterRef& cluster, const NodePool& pool);
+  Prepared<Operation> PrepareUpdateNodePool(const NodePoolRef& ref, const NodePoolUpdate& update);
+  Prepared<Operation> PrepareDeleteNodePool(const NodePoolRef& ref);
+  Prepared<Operation> PrepareSetNodePoolSize(const NodePoolRef& ref, int node_count);
+  Prepared<Operation> PrepareSetNodePoolAutoscaling(const NodePoolRef& ref, const NodePoolAutoscaling& autoscaling);
+  Prepared<Operation> PrepareSetNodePoolManagement(const NodePoolRef& ref, const NodeManagement& management);
+  Prepared<Operation> PrepareGetOperation(const std::string& project, const std::string& location,
+                                          const std::string& name);
   // GET v1/projects/P/locations/-/operations: the project's recent operations,
   // done or not (filter on !done() for the running ones).
   ApiResult<std::vector<Operation>> ListOperations(const std::string& project,
@@ -61,8 +72,8 @@ class GkeClient {
 
  private:
   std::string Url(const std::string& path) const { return root_ + "v1/" + path; }
-  ApiResult<Operation> CallOperation(const std::string& method, const std::string& path,
-                                     const std::string& project, const nlohmann::json* body);
+  Prepared<Operation> PrepareOperation(const std::string& method, const std::string& path,
+                                       const std::string& project, const nlohmann::json* body);
 
   ApiCaller* caller_;
   std::string root_;

@@ -12,11 +12,13 @@ double Unit(uint64_t random) { return static_cast<double>(random >> 11) * 0x1.0p
 
 }  // namespace
 
-ApiResult<Operation> OperationPoller::Poll(const Operation& op) {
+ApiResult<Operation> OperationPoller::Poll(const Operation& op) { return SendPrepared(PreparePoll(op)); }
+
+Prepared<Operation> OperationPoller::PreparePoll(const Operation& op) {
   if (op.api == Operation::Api::kGke) {
-    return gke_->GetOperation(op.project, op.location.empty() ? "-" : op.location, op.name);
+    return gke_->PrepareGetOperation(op.project, op.location.empty() ? "-" : op.location, op.name);
   }
-  return compute_->GetOperation(op);
+  return compute_->PrepareGetOperation(op);
 }
 
 std::chrono::milliseconds PollSchedule::Delay(int attempt, uint64_t random) const {

@@ -35,6 +35,8 @@ class OperationPoller {
   OperationPoller(GkeClient* gke, ComputeClient* compute) : gke_(gke), compute_(compute) {}
   // One GET of the operation's current state. Never waits for it to finish.
   ApiResult<Operation> Poll(const Operation& op);
+  // The same GET, prepared to be sent on an event loop (api_caller.h).
+  Prepared<Operation> PreparePoll(const Operation& op);
 
  private:
   GkeClient* gke_;

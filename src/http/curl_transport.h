@@ -3,12 +3,11 @@
 // Thread-safe: Send() may be called from any number of threads at once. Each
 // call borrows an idle easy handle from a pool (or makes one) and returns it,
 // and all handles share one connection cache, DNS cache and TLS session cache,
-// so a small fixed pool of worker threads reuses a few keep-alive connections
-// instead of reconnecting per call. Intended use (docs/architecture.md, "Apply rules"): the apply
-// executor keeps its in-flight operations in a timer queue and issues short
-// calls (start an operation, poll it once) from a fixed pool of N threads; it
-// never parks a thread on a long-running operation, so 1,000 in-flight
-// operations cost 1,000 queue entries, not 1,000 threads.
+// so a small fixed pool of threads reuses a few keep-alive connections instead
+// of reconnecting per call. Used where a call is made on the caller's thread
+// and may stream: the Kubernetes client (watches, with CancelToken) and
+// webhooks. The Google API calls, many in flight at once, go through
+// CurlMultiLoop (curl_multi.h), which shares this file's options and rules.
 //
 // TLS verification is always on. Plain http:// is refused except to loopback
 // hosts and the GCE metadata server (which Google serves only over http), unless
@@ -69,7 +68,6 @@ class CurlTransport : public HttpTransport {
   struct Shared;  // the CURLSH and its locks
   void* AcquireHandle();
   void ReleaseHandle(void* handle);
-  void SetTls(void* handle) const;
 
   CurlTransportOptions options_;
   std::unique_ptr<Shared> shared_;

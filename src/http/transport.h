@@ -1,11 +1,12 @@
 // The HTTP seam between the API clients (Google Cloud, Kubernetes, webhooks)
 // and the network. Clients build an HttpRequest and hand it to an
-// HttpTransport; production uses CurlTransport (curl_transport.h), tests use it
-// against loopback servers or wrap it to inject faults. A transport failure (no
+// HttpTransport; production uses CurlMultiLoop (curl_multi.h) for the Google
+// APIs and CurlTransport (curl_transport.h) for Kubernetes and webhooks; tests
+// use them against loopback servers or wrap them to inject faults. A transport failure (no
 // response at all) is a non-OK Result; any HTTP response, 4xx and 5xx included,
 // is an OK Result the caller classifies.
 //
-// Thread safety: every HttpTransport must allow concurrent Send() calls.
+// Thread safety: every HttpTransport must allow concurrent Send() and Submit() calls.
 #pragma once
 
 #include <chrono>
@@ -63,6 +64,14 @@ class HttpTransport {
   //   DeadlineExceeded  connect or total timeout
   //   InvalidArgument   a URL the transport refuses (plain http to a remote host)
   virtual Result<HttpResponse> Send(const HttpRequest& request) = 0;
+
+  using Done = std::function<void(Result<HttpResponse>)>;
+  // Sends one request and hands `done` what Send() would have returned. This
+  // default sends on the calling thread and calls `done` there before it
+  // returns; an event-loop transport (CurlMultiLoop, curl_multi.h) returns at
+  // once and calls `done` later on its loop thread. So `done` must be cheap and
+  // must not block: it queues the real work for another thread.
+  virtual void Submit(HttpRequest request, Done done) { done(Send(request)); }
 };
 
 }  // namespace tpu::http

@@ -15,6 +15,7 @@
 #include "sim/compute_routes.h"
 #include "sim/gke_concurrency.h"
 #include "sim/gke_routes.h"
+#include "sim/listen_backlog.h"
 #include "sim/state_file.h"
 
 namespace tpu::sim {
@@ -322,6 +323,7 @@ Status CloudEmulator::Start() {
   svr.Patch(R"(/.*)", handler);
   svr.Delete(R"(/.*)", handler);
 
+  auto deepen_backlog = DeepenListenBacklog(svr);
   if (m.options.port == 0) {
     m.port = svr.bind_to_any_port(m.options.host);
   } else {
@@ -332,6 +334,7 @@ Status CloudEmulator::Start() {
     return Status::Unavailable("cannot listen on " + m.options.host + ":" +
                                std::to_string(m.options.port));
   }
+  deepen_backlog();
   m.thread = std::thread([&svr] { svr.listen_after_bind(); });
   // httplib ignores a stop() that comes before its accept loop runs, so Start
   // returns only once the server is running: Stop() right after Start() works.

@@ -5,6 +5,8 @@
 
 #include <httplib.h>
 
+#include "sim/listen_backlog.h"
+
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,14 +26,18 @@ struct SeenRequest {
 
 class TestServer {
  public:
-  TestServer() {
+  // `threads`: handlers that may run (and block) at once; 0 keeps httplib's default.
+  explicit TestServer(size_t threads = 0) {
+    if (threads > 0) server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     // httplib closes a keep-alive connection after 5 requests by default;
     // lift that so connection reuse is observable.
     server_.set_keep_alive_max_count(100000);
     // Without TCP_NODELAY, httplib's separate header and body writes meet the
     // client's delayed ACK: 40 ms per call.
     server_.set_tcp_nodelay(true);
+    auto deepen_backlog = sim::DeepenListenBacklog(server_);
     port_ = server_.bind_to_any_port("127.0.0.1");
+    deepen_backlog();
     // Post-routing runs before the response is written, so a request is on
     // record by the time its client sees the answer.
     server_.set_post_routing_handler([this](const httplib::Request& req, httplib::Response&) { Record(req); });

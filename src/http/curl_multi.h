@@ -1,0 +1,80 @@
+// CurlMultiLoop: every request in flight driven by ONE event-loop thread with
+// libcurl's multi interface (docs/architecture.md, "Threads"), so a thousand
+// calls in flight cost a thousand easy handles, not a thousand threads.
+//
+// Submit() queues a request and returns at once; its `done` runs on the loop
+// thread when the response (or the failure) is in, so it must be cheap: the
+// apply's scheduler only queues the continuation for one of its workers. Send()
+// is Submit() plus a wait, for synchronous callers (refresh, credentials,
+// export); it must not be called from a `done` callback (the loop thread would
+// wait for itself: it returns Internal instead).
+//
+// The multi handle owns one connection cache: connections are kept alive and
+// reused by every request (at most `max_host_connections` to one host; the
+// rest queue inside libcurl until one is free; over HTTP/2 they share a
+// connection as streams). Same rules and errors as CurlTransport, from the same
+// code (curl_easy.h): TLS verified, plain http only to loopback and the
+// metadata server unless `insecure`, connect and whole-request timeouts,
+// CancelToken (the loop also checks tokens every 100 ms, for a transfer whose
+// socket is not open yet). Streaming requests (`on_chunk`, Kubernetes watches)
+// stay on CurlTransport: a stream would hold one of the host's connections for
+// minutes and run its callback on the loop thread.
+//
+// Thread-safe: Submit() and Send() from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "http/curl_transport.h"
+#include "http/transport.h"
+
+namespace tpu::http {
+
+class CurlMultiLoop : public HttpTransport {
+ public:
+  // Connections to one host at once. Enough for the emulator's 64 server
+  // threads; Google's frontends speak HTTP/2, where one connection carries
+  // many requests.
+  static constexpr long kDefaultMaxHostConnections = 64;
+
+  explicit CurlMultiLoop(CurlTransportOptions options = {},
+                         long max_host_connections = kDefaultMaxHostConnections);
+  // Requests still in flight end with Unavailable ("HTTP loop stopped").
+  ~CurlMultiLoop() override;
+  CurlMultiLoop(const CurlMultiLoop&) = delete;
+  CurlMultiLoop& operator=(const CurlMultiLoop&) = delete;
+
+  void Submit(HttpRequest request, Done done) override;
+  Result<HttpResponse> Send(const HttpRequest& request) override;
+
+  // New TCP connections opened so far (reuse keeps this low). For tests and metrics.
+  int64_t connections_opened() const { return connections_opened_.load(); }
+  // Requests submitted and not yet answered: now, and the most at once.
+  int in_flight() const;
+  int peak_in_flight() const;
+
+ private:
+  struct Job;
+  struct Handles;  // the multi handle, the TLS session share, idle easy handles
+  void Loop();
+  void Start(std::unique_ptr<Job> job);
+  void Complete(std::unique_ptr<Job> job, Result<HttpResponse> result);
+
+  CurlTransportOptions options_;
+  std::unique_ptr<Handles> handles_;  // touched only by the loop thread after construction
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Job>> incoming_;  // guarded by mu_
+  bool stopping_ = false;                       // guarded by mu_
+  int in_flight_ = 0;                           // guarded by mu_
+  int peak_in_flight_ = 0;                      // guarded by mu_
+  std::atomic<int64_t> next_request_id_{1};
+  std::atomic<int64_t> connections_opened_{0};
+  std::thread thread_;
+};
+
+}  // namespace tpu::http

@@ -55,9 +55,8 @@ bool ReadOnly(const std::string& method, const std::string& call) {
 
 }  // namespace
 
-ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::string& url,
-                                          const std::optional<nlohmann::json>& body) {
-  const std::string call = CallName(method, url);
+ApiResult<http::HttpResponse> ApiCaller::Exchange(const std::string& method, const std::string& url,
+                                                  const std::string& call, const std::string* body) {
   const bool read = ReadOnly(method, call);
   http::HttpRequest request;
   request.method = method;
@@ -68,7 +67,7 @@ ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::
   request.headers.emplace_back("Accept", "application/json");
   if (body) {
     request.headers.emplace_back("Content-Type", "application/json");
-    request.body = body->dump();
+    request.body = *body;
   }
   auto response = transport_->Send(request);
   if (!response.ok()) {
@@ -77,6 +76,21 @@ ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::
   }
   if (counter_) counter_->Record(method, response->status, read);
   if (response->status < 200 || response->status >= 300) return ApiErrorFromResponse(call, *response);
+  return std::move(*response);
+}
+
+ApiResult<std::string> ApiCaller::CallRaw(const std::string& url) {
+  auto response = Exchange("GET", url, CallName("GET", url), nullptr);
+  if (!response.ok()) return response.error();
+  return std::move(response->body);
+}
+
+ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::string& url,
+                                          const std::optional<nlohmann::json>& body) {
+  const std::string call = CallName(method, url);
+  const std::string text = body ? body->dump() : "";
+  auto response = Exchange(method, url, call, body ? &text : nullptr);
+  if (!response.ok()) return response.error();
   if (response->body.empty()) return nlohmann::json::object();
   auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {

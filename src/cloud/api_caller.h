@@ -51,10 +51,19 @@ class ApiCaller {
   // A 2xx with an empty body yields an empty JSON object.
   ApiResult<nlohmann::json> Call(const std::string& method, const std::string& url,
                                  const std::optional<nlohmann::json>& body = std::nullopt);
+  // A GET like Call's, with the 2xx body returned as received (empty when the
+  // API sent none) for a caller that parses it itself: the list responses,
+  // read straight into our types (list_reader.h).
+  ApiResult<std::string> CallRaw(const std::string& url);
 
   CallCounter* counter() const { return counter_; }
 
  private:
+  // What every call shares: the token and headers, the send, the count, and
+  // a non-2xx (or no response) as an ApiError. `body` null: none sent.
+  ApiResult<http::HttpResponse> Exchange(const std::string& method, const std::string& url,
+                                         const std::string& call, const std::string* body);
+
   http::HttpTransport* transport_;
   TokenProvider* tokens_;
   CallCounter* counter_;

@@ -31,10 +31,9 @@ template <typename T, typename ReadItem>
 Result<AggregatedPage> ReadPage(std::string& body, std::string_view field, std::vector<T>* out, ReadItem read) {
   AggregatedPage page;
   std::map<std::string, Scope<T>, std::less<>> scopes;
-  Status s = ondemand::ReadDocument(body, [&](simdjson::ondemand::document& doc) -> Status {
-    // Anything but an object holds no items (nlohmann's contains() on it is false).
-    if (doc.type() != JsonType::object) return Status::OK();
-    ForEachField(doc.get_object(), [&](std::string_view k, Value& v) {
+  // Anything but an object holds no items (nlohmann's contains() on it is false).
+  Status s = ondemand::ReadDocument(body, Status::OK(), [&](ondemand::Object top) -> Status {
+    ForEachField(top, [&](std::string_view k, Value& v) {
       if (k == "items" && v.type() == JsonType::object) {
         ForEachField(v.get_object(), [&](std::string_view scope_key, Value& list) {
           Scope<T>& scope = scopes[std::string(scope_key)] = Scope<T>{};
@@ -56,9 +55,9 @@ Result<AggregatedPage> ReadPage(std::string& body, std::string_view field, std::
       } else if (k == "unreachables" && v.type() == JsonType::array) {
         // Rare, so worded exactly as before by the JSON library that wrote it then.
         ondemand::Array array = v.get_array();
-        auto list = nlohmann::json::parse(std::string_view(array.raw_json()), nullptr, /*allow_exceptions=*/false);
-        if (list.is_discarded()) throw simdjson::simdjson_error(simdjson::TAPE_ERROR);
-        page.unreachables = list.empty() ? "" : list.dump();
+        auto scopes_left = nlohmann::json::parse(std::string_view(array.raw_json()), nullptr, false);
+        if (scopes_left.is_discarded()) throw simdjson::simdjson_error(simdjson::TAPE_ERROR);
+        page.unreachables = scopes_left.empty() ? "" : scopes_left.dump();
       } else if (k == "nextPageToken") {
         page.next_page_token = v.type() == JsonType::string ? std::string(std::string_view(v.get_string())) : "";
       }

@@ -232,9 +232,9 @@ Result<std::vector<Cluster>> ReadClusterList(std::string& body, const std::strin
   std::vector<std::string> missing;
   FieldReader r("cluster list");
   Status cluster_error;
-  Status s = ondemand::ReadDocument(body, [&](simdjson::ondemand::document& doc) -> Status {
-    if (doc.type() != JsonType::object) return Status::InvalidArgument("cluster list: expected a JSON object");
-    ForEachField(doc.get_object(), [&](std::string_view k, Value& f) {
+  const Status not_object = Status::InvalidArgument("cluster list: expected a JSON object");
+  Status s = ondemand::ReadDocument(body, not_object, [&](ondemand::Object list) -> Status {
+    ForEachField(list, [&](std::string_view k, Value& f) {
       if (k == "missingZones") {
         r.Strings(f, k, &missing);
       } else if (k == "clusters") {

@@ -3,7 +3,13 @@
 
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 namespace tpu::cloud::ondemand {
+
+Status NotJson() { return Status::InvalidArgument("response is not JSON"); }
+
+bool ValidJson(std::string_view text) { return nlohmann::json::accept(text); }
 
 void FieldReader::Fail(std::string_view field, const char* expected) {
   if (error_.empty()) error_ = "field " + std::string(field) + ": expected " + expected;
@@ -69,10 +75,18 @@ std::optional<int> FieldReader::IntOf(Value& v) {
   JsonType t = v.type();
   if (t == JsonType::number) {
     simdjson::ondemand::number_type nt;
-    if (v.get_number_type().get(nt) != simdjson::SUCCESS) return std::nullopt;  // beyond 64 bits
+    if (auto error = v.get_number_type().get(nt)) {
+      // What simdjson refuses, nlohmann may read (an integer beyond 64 bits,
+      // which it takes for a float): it decides, as it did before.
+      auto n = nlohmann::json::parse(std::string_view(v.raw_json_token()), nullptr, false);
+      if (n.is_discarded()) throw simdjson::simdjson_error(error);
+      if (n.is_number_integer()) return static_cast<int>(n.get<int64_t>());
+      return std::nullopt;
+    }
     if (nt == simdjson::ondemand::number_type::signed_integer) return static_cast<int>(int64_t(v.get_int64()));
     if (nt == simdjson::ondemand::number_type::unsigned_integer)
       return static_cast<int>(uint64_t(v.get_uint64()));
+    (void)double(v.get_double());  // a float: not an integer, but it must be a number (1e400 is not)
     return std::nullopt;
   }
   if (t == JsonType::string) {

@@ -26,6 +26,11 @@ using Object = simdjson::ondemand::object;
 using Array = simdjson::ondemand::array;
 using JsonType = simdjson::ondemand::json_type;
 
+// "response is not JSON", as ApiCaller::Call words it.
+Status NotJson();
+// Whether `text` is JSON, for the rare body that is not an object.
+bool ValidJson(std::string_view text);
+
 // Calls f(key, value) for every field of `object`, in document order.
 template <typename F>
 void ForEachField(Object object, F&& f) {
@@ -37,24 +42,25 @@ void ForEachField(Object object, F&& f) {
   }
 }
 
-// Parses `body` (padded in place) and calls f(document&) -> Status. Malformed
-// JSON, wherever f meets it, and text after a document f read whole fail with
+// Parses `body` (padded in place) and calls f(object&) -> Status with its
+// top-level object. A body that is JSON but not an object gives `not_object`.
+// Malformed JSON, wherever f meets it, and text after the object fail with
 // "response is not JSON"; an empty body calls nothing (the API's empty answer).
 template <typename F>
-Status ReadDocument(std::string& body, F&& f) {
+Status ReadDocument(std::string& body, const Status& not_object, F&& f) {
   if (body.empty()) return Status::OK();
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
-  const Status not_json = Status::InvalidArgument("response is not JSON");
   try {
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document doc =
         parser.iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity()));
-    Status s = f(doc);
+    if (doc.type() != JsonType::object) return ValidJson(body) ? not_object : NotJson();
+    Status s = f(doc.get_object().value());
     const char* rest = nullptr;  // past the end: OUT_OF_BOUNDS
-    if (s.ok() && doc.current_location().get(rest) == simdjson::SUCCESS) return not_json;
+    if (s.ok() && doc.current_location().get(rest) == simdjson::SUCCESS) return NotJson();
     return s;
   } catch (const simdjson::simdjson_error&) {
-    return not_json;
+    return NotJson();
   }
 }
 

@@ -31,6 +31,10 @@ struct PlanOptions {
   // Plan::live_fingerprints, which only a saved plan needs (`apply FILE`
   // checks them); the daemon never saves one and skips the cost.
   bool fingerprint_live = true;
+  // A noop action's desired body, which only a plan written as JSON shows
+  // (docs/plan-json.md): without it a plan that is only shown or applied holds
+  // no second copy of the fleet beside the live state and the manifests.
+  bool noop_bodies = true;
 };
 
 // REQUIRES: `live` holds a refresh of every project the repo's targets name

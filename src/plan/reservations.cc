@@ -83,6 +83,7 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
       use(*r).frees += a.blast.hosts_destroyed - (a.kind == ActionKind::kReplace ? 0 : a.blast.hosts_created);
   }
   std::vector<Action> kept;
+  kept.reserve(target.actions.size());
   std::set<std::string> blocked_ids;
   for (auto& a : target.actions) {
     std::optional<Ref> r;

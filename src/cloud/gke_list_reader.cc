@@ -213,6 +213,7 @@ Status ReadCluster(Value& v, const std::string& project, Cluster* c) {
       }
     }
   });
+  c->node_pools.shrink_to_fit();  // a fleet of clusters: no spare room in each
   // The legacy `zone` is read only when there is no `location`.
   if (c->location.empty()) {
     r.Adopt(zone_reader);

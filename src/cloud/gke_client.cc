@@ -88,9 +88,9 @@ ApiResult<Operation> GkeClient::GetOperation(const std::string& project, const s
 
 ApiResult<std::vector<Operation>> GkeClient::ListOperations(const std::string& project, const std::string& location) {
   std::string path = "projects/" + project + "/locations/" + location + "/operations";
-  auto j = caller_->Call("GET", Url(path));
-  if (!j.ok()) return j.error();
-  auto ops = GkeOperationListFromJson(*j, project);
+  auto body = caller_->CallRaw(Url(path));
+  if (!body.ok()) return body.error();
+  auto ops = ReadGkeOperationList(*body, project);
   if (!ops.ok()) return ParseFailure("GET " + path, ops.status());
   return std::move(*ops);
 }

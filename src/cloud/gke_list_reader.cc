@@ -1,11 +1,13 @@
-// ReadClusterList (list_reader.h): GKE's ListClustersResponse with node pools
-// embedded, read as gke_wire.cc's ClusterListFromJson reads it. Where that
+// ReadClusterList and ReadGkeOperationList (list_reader.h): GKE's
+// ListClustersResponse with node pools embedded and ListOperationsResponse,
+// read as gke_wire.cc's ClusterListFromJson and GkeOperationFromJson read them. Where that
 // reader reads a field only when another says so (a cluster's `zone` when it
 // has no `location`; autoscaling's total* bounds when the per-zone ones are
 // absent), the field is read ahead into a scratch reader and counts only then.
 #include "cloud/list_reader.h"
 
 #include "cloud/compute_wire.h"  // SegmentAfter
+#include "cloud/gke_wire.h"      // KnownFailureReason
 #include "cloud/ondemand_fields.h"
 
 namespace tpu::cloud {
@@ -226,7 +228,124 @@ Status ReadCluster(Value& v, const std::string& project, Cluster* c) {
   return Status::OK();
 }
 
+// A node pool or cluster condition, read ahead: whether its code and message
+// count depends on the conditions and the error before it.
+struct Condition {
+  std::string code, message;
+  FieldReader code_reader{"GKE operation"}, message_reader{"GKE operation"};
+};
+
+void ReadConditions(FieldReader& r, Value& v, std::string_view key, std::vector<Condition>* out) {
+  ondemand::Array a;
+  if (!r.Array(v, key, &a)) return;
+  out->clear();
+  for (auto item : a) {
+    Value c = item.value();
+    Condition& cond = out->emplace_back();
+    if (c.type() != JsonType::object) continue;
+    ForEachField(c.get_object(), [&](std::string_view k, Value& f) {
+      if (k == "code") cond.code_reader.String(f, k, &cond.code);
+      else if (k == "message") cond.message_reader.String(f, k, &cond.message);
+    });
+  }
+}
+
+Status ReadGkeOperation(Value& v, const std::string& project, Operation* op) {
+  if (v.type() != JsonType::object) return Status::InvalidArgument("GKE operation: expected a JSON object");
+  op->api = Operation::Api::kGke;
+  op->scope = "locations";
+  FieldReader r("GKE operation");
+  std::string zone, status_message;
+  FieldReader zone_reader("GKE operation");
+  std::string detail_reason;
+  std::vector<Condition> pool_conditions, cluster_conditions;
+  ForEachField(v.get_object(), [&](std::string_view k, Value& f) {
+    if (k == "name") r.String(f, k, &op->name);
+    else if (k == "operationType") r.String(f, k, &op->operation_type);
+    else if (k == "status") r.String(f, k, &op->status);
+    else if (k == "targetLink") r.String(f, k, &op->target_link);
+    else if (k == "selfLink") r.String(f, k, &op->self_link);
+    else if (k == "location") r.String(f, k, &op->location);
+    else if (k == "zone") zone_reader.String(f, k, &zone);
+    else if (k == "statusMessage") r.String(f, k, &status_message);
+    else if (k == "nodepoolConditions") ReadConditions(r, f, k, &pool_conditions);
+    else if (k == "clusterConditions") ReadConditions(r, f, k, &cluster_conditions);
+    else if (k == "error") {
+      ondemand::Object e;
+      if (!r.Object(f, k, &e)) return;
+      ForEachField(e, [&](std::string_view k2, Value& g) {
+        ondemand::Array details;
+        if (k2 == "code") r.Int(g, k2, &op->error_code);
+        else if (k2 == "message") r.String(g, k2, &op->error_message);
+        else if (k2 == "details" && r.Array(g, k2, &details)) {
+          detail_reason.clear();  // the first detail with a string reason
+          for (auto item : details) {
+            Value d = item.value();
+            if (!detail_reason.empty() || d.type() != JsonType::object) continue;
+            ForEachField(d.get_object(), [&](std::string_view k3, Value& h) {
+              if (k3 == "reason" && h.type() == JsonType::string) detail_reason = std::string(std::string_view(h.get_string()));
+            });
+          }
+        }
+      });
+    }
+  });
+  op->error_reason = detail_reason;
+  if (op->location.empty()) {
+    r.Adopt(zone_reader);
+    op->location = zone;
+  }
+  if (op->location.empty()) op->location = SegmentAfter(op->self_link, "locations");
+  if (op->location.empty()) op->location = SegmentAfter(op->self_link, "zones");
+  op->project = project.empty() ? SegmentAfter(op->self_link, "projects") : project;
+  // The first condition with a telling code, node pools' before the cluster's,
+  // unless the error's details named a reason; conditions after it are not read.
+  for (auto* conditions : {&pool_conditions, &cluster_conditions}) {
+    if (!op->error_reason.empty()) continue;
+    for (Condition& c : *conditions) {
+      r.Adopt(c.code_reader);
+      if (c.code.empty() || c.code == "UNKNOWN") continue;
+      op->error_reason = c.code;
+      if (op->error_message.empty()) {
+        r.Adopt(c.message_reader);
+        op->error_message = c.message;
+      }
+      break;
+    }
+  }
+  // Older responses report a failure only in statusMessage.
+  if (op->done() && op->error_message.empty() && op->error_code != 0) op->error_message = status_message;
+  if (op->error_reason.empty()) op->error_reason = KnownFailureReason(op->error_message);
+  return r.ok() ? Status::OK() : r.status();
+}
+
 }  // namespace
+
+Result<std::vector<Operation>> ReadGkeOperationList(std::string& body, const std::string& project) {
+  std::vector<Operation> out;
+  FieldReader r("GKE operation list");
+  Status op_error;
+  const Status not_object = Status::InvalidArgument("operation list: expected a JSON object");
+  Status s = ondemand::ReadDocument(body, not_object, [&](ondemand::Object list) -> Status {
+    ForEachField(list, [&](std::string_view k, Value& f) {
+      ondemand::Array ops;
+      if (k != "operations" || !r.Array(f, k, &ops)) return;
+      out.clear();
+      for (auto item : ops) {
+        Value ov = item.value();
+        Operation op;
+        Status os = ReadGkeOperation(ov, project, &op);
+        if (!os.ok() && op_error.ok()) op_error = os;
+        if (op_error.ok()) out.push_back(std::move(op));
+      }
+    });
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  if (!op_error.ok()) return op_error;
+  if (!r.ok()) return r.status();
+  return out;
+}
 
 Result<std::vector<Cluster>> ReadClusterList(std::string& body, const std::string& project) {
   std::vector<Cluster> out;

@@ -23,6 +23,9 @@ namespace tpu::cloud {
 // an Unavailable error).
 Result<std::vector<Cluster>> ReadClusterList(std::string& body, const std::string& project);
 
+// GKE ListOperationsResponse, as GkeOperationListFromJson reads it.
+Result<std::vector<Operation>> ReadGkeOperationList(std::string& body, const std::string& project);
+
 // What a page of a Compute aggregated list says besides its items.
 struct AggregatedPage {
   std::string next_page_token;  // "" on the last page

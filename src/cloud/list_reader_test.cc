@@ -160,6 +160,42 @@ TEST(ListReaderTest, ClusterCornersReadAlike) {
   }
 }
 
+TEST(ListReaderTest, GkeOperationListsReadAlike) {
+  for (const char* body : {
+           R"({"operations":[{"name":"operation-123","zone":"us-east5","operationType":"CREATE_NODE_POOL","status":"RUNNING",
+               "selfLink":"https://container.googleapis.com/v1/projects/123456/locations/us-east5/operations/operation-123",
+               "targetLink":"https://container.googleapis.com/v1/projects/123456/locations/us-east5/clusters/c/nodePools/np"}]})",
+           R"({"operations":[{"name":"o","status":"DONE","location":"l",
+               "error":{"code":8,"message":"Resource exhausted: GCE_STOCKOUT: no capacity in us-east5-b"}}]})",
+           R"({"operations":[{"name":"o","status":"DONE","location":"l","error":{"code":8,"message":"out of resources"},
+               "nodepoolConditions":[{"code":"GCE_STOCKOUT","message":"stockout","canonicalCode":"RESOURCE_EXHAUSTED"}]}]})",
+           R"({"operations":[{"name":"o1","status":"DONE","location":"l"},{"name":"o2","status":"RUNNING","location":"l"}]})",
+           // The first telling condition, node pools' first; the error's details before both.
+           R"({"operations":[{"name":"o","status":"DONE","error":{"code":8},
+               "clusterConditions":[{"code":"QUOTA_EXCEEDED","message":"cq"}],
+               "nodepoolConditions":[5,{"code":"UNKNOWN","message":1},{"code":"GCE_STOCKOUT","message":"np"},{"code":7}]}]})",
+           R"({"operations":[{"name":"o","status":"DONE","error":{"code":8,"message":"m",
+               "details":[5,{"reason":null},{"@type":"x","reason":"RATE"},{"reason":"LATER"}]},
+               "nodepoolConditions":[{"code":5}],"clusterConditions":{}}]})",
+           R"({"operations":[{"name":"o","status":"DONE","error":{"code":"9"},"statusMessage":"failed: ZONE_RESOURCE_POOL_EXHAUSTED"}]})",
+           R"({"operations":[{"name":"o","selfLink":"https://container.googleapis.com/v1/projects/sp/zones/z1/operations/o"}]})",
+           R"({"operations":[{"name":"o","location":"l","zone":5}]})",
+           R"({"operations":[{"name":"o","zone":5}]})",
+           R"({"operations":[{"name":"o","statusMessage":5}]})",
+           R"({"operations":[{"name":"o","status":"DONE","error":{"code":1},"nodepoolConditions":[{"code":"X","message":5}]}]})",
+           R"({"operations":[5]})",
+           R"({"operations":{}})",
+           R"({})",
+           "",
+           "[]",
+           R"({"operations":[)",
+       }) {
+    SCOPED_TRACE(body);
+    testing::ExpectSameGkeOperations(body, "p");
+    testing::ExpectSameGkeOperations(body, "");
+  }
+}
+
 // An aggregated page of `field` with one scope per entry of `scopes`.
 std::string Page(const std::string& field, const std::vector<std::pair<std::string, json>>& scopes,
                  const json& extra = json::object()) {

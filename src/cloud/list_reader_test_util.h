@@ -165,4 +165,24 @@ inline void ExpectSameClusters(const std::string& body, const std::string& proje
   }
 }
 
+inline void ExpectSameGkeOperations(const std::string& body, const std::string& project) {
+  Result<std::vector<Operation>> want = std::vector<Operation>{};
+  if (!body.empty()) {
+    auto j = nlohmann::json::parse(body, nullptr, false);
+    want = j.is_discarded() ? Result<std::vector<Operation>>(NotJson()) : GkeOperationListFromJson(j, project);
+  }
+  std::string copy = body;
+  auto got = ReadGkeOperationList(copy, project);
+  ASSERT_EQ(got.ok(), want.ok()) << body << "\nnew: " << got.status().ToString()
+                                 << "\nold: " << want.status().ToString();
+  if (!want.ok()) {
+    EXPECT_EQ(got.status(), want.status()) << body;
+    return;
+  }
+  ASSERT_EQ(got->size(), want->size()) << body;
+  for (size_t i = 0; i < got->size(); ++i)
+    EXPECT_TRUE((*got)[i] == (*want)[i]) << "operation " << i << ":\nnew " << GkeOperationToJson((*got)[i]).dump()
+                                         << "\nold " << GkeOperationToJson((*want)[i]).dump();
+}
+
 }  // namespace tpu::cloud::testing

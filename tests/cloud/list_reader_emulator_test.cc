@@ -3,8 +3,8 @@
 // taints, placement by topology and by workload policy, reservations, spot,
 // autoscaling, management, disks, networks, a pool a stockout left in ERROR,
 // templates, MIGs with their current actions, shared reservations, operations
-// done, failed and running), each list fetched whole and in small pages, read
-// both ways and compared field by field.
+// done, failed and running, GKE's and Compute's), each list fetched whole and
+// in small pages, read both ways and compared field by field.
 #include "cloud/list_reader.h"
 
 #include <gtest/gtest.h>
@@ -207,6 +207,9 @@ TEST_F(ListReaderEmulatorTest, EveryListReadsAsTheTreeReadersReadIt) {
   }
   EXPECT_GE(pools, 4u) << "the pools the test made are listed: the comparison is not of empty lists";
   EXPECT_TRUE(error_pool) << "the stocked-out pool is in ERROR";
+
+  testing::ExpectSameGkeOperations(Get("/v1/projects/proj-l/locations/-/operations"), kProject);
+  EXPECT_NE(Get("/v1/projects/proj-l/locations/-/operations").find("CREATE_NODE_POOL"), std::string::npos);
 
   for (int max : {500, 1}) {
     SCOPED_TRACE(max);

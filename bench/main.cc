@@ -77,7 +77,7 @@ struct RunFlags {
   std::string size = "small";
   FleetSpec spec;
   bool spec_given = false;
-  std::string binary, work, out, profile_notes;
+  std::string binary, work, out, profile_notes, before, before_label;
   bool check = false;
   int runs = 0, idle_seconds = 0;
   std::vector<int> scenarios;  // empty: all
@@ -177,6 +177,8 @@ int Run(const RunFlags& f, const std::string& self, const std::string& command) 
   h.finished_utc = UtcNow();
   h.load_after = LoadAvg();
   h.profile_notes_file = f.profile_notes;
+  h.before_file = f.before;
+  h.before_label = f.before_label;
   const std::string report = RenderReport(h, results);
   std::ofstream(f.out) << report;
   std::fputs(report.c_str(), stdout);
@@ -242,6 +244,8 @@ int main(int argc, char** argv) {
   run->add_option("--work", rf.work, "Scratch directory")->required();
   run->add_option("--out", rf.out, "Report (markdown)")->required();
   run->add_option("--profile-notes", rf.profile_notes, "Markdown appended to the report (bench/PROFILE.md)");
+  run->add_option("--before", rf.before, "An earlier report: its figures become a before → after table");
+  run->add_option("--before-label", rf.before_label, "What the earlier report was (commit, date)");
   run->add_option("--runs", rf.runs, "Runs per figure (default: 2 small, 3 large)");
   run->add_option("--idle-seconds", rf.idle_seconds, "Scenario 5 window (default: 5 small, 60 large)");
   run->add_flag("--check", rf.check, "Exit 1 unless every figure was measured");

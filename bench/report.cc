@@ -64,6 +64,28 @@ std::string MachineLine() {
          std::to_string(mem_kb / 1024 / 1024) + " GiB, " + u.sysname + " " + u.release;
 }
 
+std::map<std::string, std::string> ReadReportFigures(const std::string& markdown) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(markdown);
+  std::string line, scenario;
+  const std::string heading = "## Scenario ";
+  while (std::getline(in, line)) {
+    if (line.rfind(heading, 0) == 0) {
+      scenario = line.substr(heading.size());
+      continue;
+    }
+    if (line.rfind("## ", 0) == 0) scenario.clear();  // a section of another kind
+    if (scenario.empty() || line.rfind("| ", 0) != 0 || line.rfind("| figure ", 0) == 0) continue;
+    // | figure | value | target | met | note |
+    std::vector<std::string> cells;
+    size_t at = 1;
+    for (size_t bar; (bar = line.find(" |", at)) != std::string::npos; at = bar + 2)
+      cells.push_back(line.substr(at + 1, bar - at - 1));
+    if (cells.size() >= 2) out[scenario + "|" + cells[0]] = cells[1];
+  }
+  return out;
+}
+
 std::string RenderReport(const ReportHeader& h, const Results& r) {
   std::ostringstream o;
   o << "# Benchmark results (`bench/`, issue 9)\n\n"
@@ -93,6 +115,19 @@ std::string RenderReport(const ReportHeader& h, const Results& r) {
     o << "| " << f.name << " | " << (f.value ? Number(*f.value) + " " + f.unit : "**not measured**")
       << " | " << f.target << " | " << (f.met ? (*f.met ? "yes" : "**no**") : "") << " | " << f.note
       << " |\n";
+  }
+  if (!h.before_file.empty()) {
+    const std::map<std::string, std::string> before = ReadReportFigures(ReadAll(h.before_file));
+    o << "\n## Before → after\n\nBefore: " << (h.before_label.empty() ? h.before_file : h.before_label)
+      << ". Every figure with a target; \"—\" where the earlier run had no such figure.\n\n"
+      << "| scenario | figure | before | after | target | met |\n|---|---|---|---|---|---|\n";
+    for (const auto& f : rows) {
+      if (f.target.empty()) continue;
+      auto b = before.find(f.scenario + "|" + f.name);
+      o << "| " << f.scenario << " | " << f.name << " | " << (b == before.end() ? "—" : b->second) << " | "
+        << (f.value ? Number(*f.value) + " " + f.unit : "**not measured**") << " | " << f.target << " | "
+        << (f.met ? (*f.met ? "yes" : "**no**") : "") << " |\n";
+    }
   }
   if (!h.profile_notes_file.empty()) {
     const std::string notes = ReadAll(h.profile_notes_file);

@@ -17,12 +17,14 @@ rm -f "$state"
 # Operations take 0.5 s in the emulator, so the apply shows its lanes at work.
 # The two reservations the example names exist, so the first plan shows their
 # free VMs before → after (docs/capacity.md): the shared v6e one, owned by
-# ml-capacity-shared, and the tpu7x one of ml-serving-dev.
+# ml-capacity-shared (68 VMs: the 64 of v6e-reserved, and one slice of
+# v6e-burst, whose second slice starts on the next rung of its capacity
+# ladder), and the tpu7x one of ml-serving-dev.
 cat >"$BUILD_DIR/quickstart-sim-config.json" <<'JSON'
 {"opLatencyMs": {"default": 500},
  "capacity": {"reservations": [
    {"name": "v6e-256-central1b", "project": "ml-capacity-shared", "zone": "us-central1-b",
-    "machineType": "ct6e-standard-4t", "count": 80, "specificReservationRequired": true,
+    "machineType": "ct6e-standard-4t", "count": 68, "specificReservationRequired": true,
     "shared": ["ml-research-prod"]},
    {"name": "my-tpu-reservation", "project": "ml-serving-dev", "zone": "us-central1-c",
     "machineType": "tpu7x-standard-4t", "count": 4, "specificReservationRequired": true}]}}

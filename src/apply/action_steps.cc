@@ -31,7 +31,8 @@ Step DeletePool(const plan::ResourceRef& r, Clients c) {
   return s;
 }
 
-Step CreatePool(const plan::ResourceRef& r, const cloud::NodePool& pool, Clients c) {
+Step CreatePool(const plan::ResourceRef& r, const cloud::NodePool& pool, Clients c,
+                const std::vector<cloud::NodePool>& fallbacks = {}) {
   Step s;
   s.what = "create node pool " + r.project + "/" + r.location + "/" + r.cluster + "/" + pool.name;
   cloud::ClusterRef cluster{r.project, r.location, r.cluster};
@@ -48,6 +49,9 @@ Step CreatePool(const plan::ResourceRef& r, const cloud::NodePool& pool, Clients
   plan::ResourceRef created = r;
   created.name = pool.name;
   s.on_stockout.push_back(DeletePool(created, c));
+  // A capacity ladder: then the next rung, with the rest behind it.
+  if (!fallbacks.empty())
+    s.fallback.push_back(CreatePool(r, fallbacks.front(), c, {fallbacks.begin() + 1, fallbacks.end()}));
   return s;
 }
 
@@ -68,15 +72,16 @@ Result<std::vector<Step>> PoolSteps(const plan::Action& a, const plan::TargetPla
     return Status::Internal("plan action for " + r.Id() + " has no node pool body");
   switch (a.kind) {
     case ActionKind::kNoop: return std::vector<Step>{};
-    case ActionKind::kCreate: return std::vector<Step>{CreatePool(r, *a.node_pool, c)};
+    case ActionKind::kCreate: return std::vector<Step>{CreatePool(r, *a.node_pool, c, a.fallbacks)};
     case ActionKind::kDelete: return std::vector<Step>{DeletePool(r, c)};
     case ActionKind::kReplace: {
-      if (t.replace_strategy == manifest::ReplaceStrategy::kCreateBeforeDelete &&
+      if ((t.replace_strategy == manifest::ReplaceStrategy::kCreateBeforeDelete || a.ladder_move) &&
           a.node_pool->name != r.name) {
-        // The plan chose a new name for the replacement, so both can exist at once.
+        // The plan chose a new name for the replacement, so both can exist at
+        // once; a stockout of the create drops the delete.
         return std::vector<Step>{CreatePool(r, *a.node_pool, c), DeletePool(r, c)};
       }
-      return std::vector<Step>{DeletePool(r, c), CreatePool(r, *a.node_pool, c)};
+      return std::vector<Step>{DeletePool(r, c), CreatePool(r, *a.node_pool, c, a.fallbacks)};
     }
     case ActionKind::kResize:
     case ActionKind::kUpdate: {

@@ -137,12 +137,17 @@ Outcome StepTask::Poll() {
   op_.reset();
   if (op.failed() && !step.tolerate_failed_operation) {
     if (IsStockout(op) && !step.on_stockout.empty() && !stockout_) {
-      stockout_ = true;
+      const bool falls_back = !step.fallback.empty();
+      stockout_ = !falls_back;
       stockout_status_ = Status::ResourceExhausted(step.what + ": " + op.error_message);
-      std::vector<Step> cleanup = step.on_stockout;
+      std::vector<Step> next = step.on_stockout;
+      next.insert(next.end(), step.fallback.begin(), step.fallback.end());
       steps_.erase(steps_.begin() + static_cast<long>(index_), steps_.end());
-      steps_.insert(steps_.end(), cleanup.begin(), cleanup.end());
-      return Outcome::Again(std::chrono::milliseconds(0), "no capacity: cleaning up");
+      steps_.insert(steps_.end(), next.begin(), next.end());
+      ++fell_back_;
+      return Outcome::Again(std::chrono::milliseconds(0),
+                            falls_back ? "no capacity: cleaning up, then the next rung of its capacity ladder"
+                                       : "no capacity: cleaning up");
     }
     if (IsStockout(op)) return Outcome::WaitingForCapacity(Status::ResourceExhausted(
         step.what + ": " + op.error_message));

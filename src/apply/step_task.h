@@ -62,6 +62,10 @@ struct Step {
   // When set and the operation ends in a stockout, run these steps and end the
   // task in WaitingForCapacity.
   std::vector<Step> on_stockout;
+  // A capacity ladder's next rung (docs/capacity.md, "Fallback ladder"): on a
+  // stockout these run after on_stockout's, in place of the steps left, and
+  // the task goes on as if nothing failed.
+  std::vector<Step> fallback;
   // The operation's own failure is not this action's (waiting for an operation
   // an earlier run started: the next plan sees what it left).
   bool tolerate_failed_operation = false;
@@ -78,6 +82,7 @@ class StepTask : public Task {
   // Counters for tests and the reliability report.
   int retries() const { return total_retries_; }  // throttles included
   int throttled() const { return total_throttled_; }
+  int fell_back() const { return fell_back_; }  // stockouts met (each moved down a rung when it could)
 
  private:
   Outcome Call();
@@ -106,7 +111,8 @@ class StepTask : public Task {
   std::chrono::steady_clock::time_point first_failure_{};
   int total_retries_ = 0;
   int total_throttled_ = 0;
-  bool stockout_ = false;       // running on_stockout steps
+  bool stockout_ = false;       // running on_stockout steps, then WaitingForCapacity
+  int fell_back_ = 0;
   Status stockout_status_;
   std::mt19937_64 rng_;
 };

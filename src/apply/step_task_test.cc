@@ -110,3 +110,71 @@ TEST(StepTask, AFullReservationIsAStockoutNotAFailure) {
 
 }  // namespace
 }  // namespace tpu::apply
+
+namespace tpu::apply {
+namespace {
+
+// A step whose call starts an operation that is already over: `stockout`
+// makes it end in GCE_STOCKOUT. Each call appends `name` to *calls.
+Step Immediate(const std::string& name, bool stockout, std::vector<std::string>* calls) {
+  Step s;
+  s.what = name;
+  s.call = [name, stockout, calls] {
+    calls->push_back(name);
+    cloud::Operation op;
+    op.name = "operation-" + name;
+    op.status = "DONE";
+    if (stockout) {
+      op.error_code = 8;
+      op.error_message = "GCE_STOCKOUT: The zone does not have enough resources available";
+    }
+    return cloud::ApiResult<cloud::Operation>(op);
+  };
+  return s;
+}
+
+// A capacity ladder: each stockout cleans up and creates the next rung; the
+// task ends done on the first rung that has capacity.
+TEST(StepTask, AStockoutWithAFallbackMovesDownTheLadderAndFinishes) {
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  std::vector<std::string> calls;
+  Step spot = Immediate("create spot", false, &calls);
+  spot.on_stockout = {Immediate("delete spot", false, &calls)};
+  Step on_demand = Immediate("create on-demand", true, &calls);
+  on_demand.on_stockout = {Immediate("delete on-demand", false, &calls)};
+  on_demand.fallback = {spot};
+  Step reserved = Immediate("create reserved", true, &calls);
+  reserved.on_stockout = {Immediate("delete reserved", false, &calls)};
+  reserved.fallback = {on_demand};
+  StepTask task(nullptr, o, {reserved});
+  int advances = 0;
+  Outcome out = RunOnFakeTime(task, env, &advances);
+  EXPECT_EQ(out.kind, Outcome::Kind::kDone) << out.status.ToString();
+  EXPECT_EQ(calls, (std::vector<std::string>{"create reserved", "delete reserved", "create on-demand",
+                                             "delete on-demand", "create spot"}));
+  EXPECT_EQ(task.fell_back(), 2);
+}
+
+// The last rung stocks out too: cleaned up, and the task waits for capacity.
+TEST(StepTask, TheLastRungsStockoutWaitsForCapacity) {
+  FakeEnv env;
+  StepTaskOptions o;
+  o.clock = &env;
+  std::vector<std::string> calls;
+  Step spot = Immediate("create spot", true, &calls);
+  spot.on_stockout = {Immediate("delete spot", false, &calls)};
+  Step reserved = Immediate("create reserved", true, &calls);
+  reserved.on_stockout = {Immediate("delete reserved", false, &calls)};
+  reserved.fallback = {spot};
+  StepTask task(nullptr, o, {reserved});
+  int advances = 0;
+  Outcome out = RunOnFakeTime(task, env, &advances);
+  EXPECT_EQ(out.kind, Outcome::Kind::kWaitingForCapacity);
+  EXPECT_NE(out.status.message().find("create spot"), std::string::npos) << out.status.ToString();
+  EXPECT_EQ(calls, (std::vector<std::string>{"create reserved", "delete reserved", "create spot", "delete spot"}));
+}
+
+}  // namespace
+}  // namespace tpu::apply

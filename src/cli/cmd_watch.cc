@@ -52,6 +52,7 @@ struct WatchFlags {
   bool worktree = false;
   std::string poll_interval = "60s";
   std::string drift_interval = "5m";
+  std::string ladder_retry = "10m";
   std::string shutdown_timeout = "30s";
   std::string fetch_timeout = "60s";
   bool dry_run = false;
@@ -119,7 +120,7 @@ Result<SourceParts> OpenSource(const WatchFlags& flags, source::ChildFetcher* fe
 }
 
 struct WatchTimes {
-  std::chrono::milliseconds poll, drift, shutdown, fetch_timeout;
+  std::chrono::milliseconds poll, drift, shutdown, fetch_timeout, ladder_retry;
 };
 
 Result<WatchTimes> ParseTimes(const WatchFlags& flags) {
@@ -128,15 +129,17 @@ Result<WatchTimes> ParseTimes(const WatchFlags& flags) {
       {&flags.poll_interval, &t.poll},
       {&flags.drift_interval, &t.drift},
       {&flags.shutdown_timeout, &t.shutdown},
-      {&flags.fetch_timeout, &t.fetch_timeout}};
-  const char* names[] = {"--poll-interval", "--drift-interval", "--shutdown-timeout", "--fetch-timeout"};
-  for (size_t i = 0; i < 4; ++i) {
+      {&flags.fetch_timeout, &t.fetch_timeout},
+      {&flags.ladder_retry, &t.ladder_retry}};
+  const char* names[] = {"--poll-interval", "--drift-interval", "--shutdown-timeout", "--fetch-timeout",
+                         "--ladder-retry"};
+  for (size_t i = 0; i < 5; ++i) {
     auto d = ParseDuration(*fields[i].first);
     if (!d.ok()) return d.status().WithContext(names[i]);
     *fields[i].second = *d;
   }
-  if (t.drift.count() <= 0 || t.poll.count() <= 0)
-    return Status::InvalidArgument("--poll-interval and --drift-interval must be positive");
+  if (t.drift.count() <= 0 || t.poll.count() <= 0 || t.ladder_retry.count() <= 0)
+    return Status::InvalidArgument("--poll-interval, --drift-interval and --ladder-retry must be positive");
   return t;
 }
 
@@ -146,6 +149,7 @@ daemon::DaemonOptions DaemonOptionsOf(const WatchFlags& flags, const WatchTimes&
   o.reconciler.allow_mass_delete = flags.allow_mass_delete;
   o.reconciler.refuse_history_rewrite = flags.refuse_history_rewrite;
   o.reconciler.drift_interval = times.drift;
+  o.reconciler.ladder_retry = times.ladder_retry;
   o.reconciler.tool_version = TPU_PROVISIONER_VERSION;
   o.reconciler.kube_target = flags.kube.target;
   o.poll_interval = times.poll;
@@ -269,6 +273,9 @@ void AddWatchCommand(CLI::App& app, CommandContext& ctx) {
                   "Abandon a fetch when nothing arrives from the remote for this long (default 60s; 0 = never)");
   cmd->add_option("--drift-interval", flags->drift_interval,
                   "Re-list live state and correct drift this often (default 5m)");
+  cmd->add_option("--ladder-retry", flags->ladder_retry,
+                  "Try moving a slice back up its capacity ladder this long after it landed lower, "
+                  "doubling after each failed try (default 10m)");
   cmd->add_option("--shutdown-timeout", flags->shutdown_timeout,
                   "Longest a SIGTERM may take before the process exits anyway (default 30s)");
   cmd->add_flag("--dry-run", flags->dry_run, "Plan and report; never change anything");

@@ -6,8 +6,12 @@ namespace tpu::daemon {
 Result<cloud::LiveState> ConnectionCloud::Refresh(const std::vector<std::string>& projects) {
   cloud::RefreshOptions options;
   options.include_operations = true;
+  options.include_reservations = reservations_.any;
+  options.named_reservations = reservations_.foreign;
   return connection_->Refresh(projects, options);
 }
+
+void ConnectionCloud::NameReservations(plan::NamedReservations named) { reservations_ = std::move(named); }
 
 apply::ApplyReport ConnectionCloud::Apply(const plan::Plan& plan,
                                           std::vector<cloud::Operation> running_operations) {

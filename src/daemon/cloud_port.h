@@ -17,6 +17,7 @@
 #include "cloud/cloud.h"
 #include "cloud/types.h"
 #include "plan/model.h"
+#include "plan/reservations.h"
 
 namespace tpu::daemon {
 
@@ -34,6 +35,9 @@ class CloudPort {
   virtual void CancelApply() = 0;
   // Tasks of the current apply that are started and unfinished.
   virtual int OperationsInFlight() const = 0;
+  // The reservations the manifests name, which later refreshes read too
+  // (plan/reservations.h); a port that lists none ignores it.
+  virtual void NameReservations(plan::NamedReservations /*named*/) {}
 };
 
 class ConnectionCloud : public CloudPort {
@@ -47,6 +51,7 @@ class ConnectionCloud : public CloudPort {
                            std::vector<cloud::Operation> running_operations) override;
   void CancelApply() override;
   int OperationsInFlight() const override;
+  void NameReservations(plan::NamedReservations named) override;
 
  private:
   cloud::CloudConnection* connection_;
@@ -54,6 +59,7 @@ class ConnectionCloud : public CloudPort {
   mutable std::mutex mu_;
   apply::Executor* current_ = nullptr;  // guarded by mu_; set while Apply runs
   std::atomic<bool> cancelled_{false};
+  plan::NamedReservations reservations_;  // loop thread only, as Refresh
 };
 
 }  // namespace tpu::daemon

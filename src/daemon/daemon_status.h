@@ -45,6 +45,9 @@ struct TargetReport {
   double retry_in_seconds = 0;  // > 0 while backing off
   int declared_chips = 0;
   int live_chips = 0;
+  // The reservations its pools and groups name, and what its latest plan
+  // takes from them (plan/reservations.h); blocked: VMs held back for lack of room.
+  std::vector<plan::ReservationUse> reservations;
   bool vanished = false;     // directory removed; owned resources remain
   // Drift: actions the target needed although its manifests had not changed.
   std::string drift_mode = "correct";  // spec.drift
@@ -67,6 +70,19 @@ struct FlavorQuotaStatus {
   int64_t ready_chips = 0;     // on Ready, schedulable nodes of those pools
   int64_t nominal_quota = 0;   // what was written (declared, or min(declared, ready))
   int64_t possible_chips = 0;  // of declared: autoscaled pools', whose nodes come on demand
+};
+
+// A laddered slice below its best rung, as /status shows it.
+struct LadderSliceStatus {
+  std::string target;  // "project/cluster"
+  std::string pool;    // the slot, "<TPUNodePool>-<slice>"
+  int rung = 0;
+  int rungs = 0;
+  std::string capacity;  // its rung's (manifest::CapacityName)
+  int tries = 0;         // moves tried since it landed there
+  int failures = 0;      // of them, failed (a stockout, a refused call)
+  double next_try_seconds = 0;  // from the snapshot
+  std::string last;      // the latest try's outcome, or why none was made
 };
 
 // A delete or shrink the scale-down gate holds (kueue/scale_down.h).
@@ -180,6 +196,7 @@ struct DaemonStatus {
   std::optional<HistoryRewrite> history_rewrite;  // the latest one seen
   std::vector<TargetReport> targets;  // sorted by key
   KueueStatus kueue;
+  std::vector<LadderSliceStatus> ladder;  // slices below their best capacity rung
   DemandStatus demand;  // filled in by the Daemon (daemon.h) from its DemandPort
   NodeGroupsStatus node_groups;
   LeaderStatus leader;

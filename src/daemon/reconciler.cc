@@ -19,7 +19,7 @@ const double kDurationBuckets[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 
 Reconciler::Reconciler(source::RevisionSource* source, CloudPort* cloud, const Clock* clock,
                        ReconcilerOptions options)
     : source_(source), cloud_(cloud), clock_(clock), options_(std::move(options)),
-      backoff_(options_.backoff) {
+      backoff_(options_.backoff), ladder_(options_.ladder_retry) {
   status_.source = source_->Describe();
   status_.dry_run = options_.dry_run;
   for (double b : kDurationBuckets) status_.duration_buckets.push_back({b, 0});
@@ -33,6 +33,7 @@ TimePoint Reconciler::NextDue() const {
   if (options_.demand) due = std::min(due, options_.demand->NextDue());
   if (options_.kueue) due = std::min(due, next_kueue_sync_);
   if (next_window_) due = std::min(due, *next_window_);
+  if (auto ladder = ladder_.NextDue()) due = std::min(due, *ladder);
   return due;
 }
 

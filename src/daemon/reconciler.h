@@ -34,6 +34,7 @@
 #include "daemon/daemon_status.h"
 #include "daemon/demand_hook.h"
 #include "daemon/kueue_port.h"
+#include "daemon/ladder_moves.h"
 #include "daemon/nodes_port.h"
 #include "daemon/notifier.h"
 #include "source/revision_source.h"
@@ -51,6 +52,9 @@ struct ReconcilerOptions {
   bool allow_mass_delete = false;       // --allow-mass-delete
   bool refuse_history_rewrite = false;  // hold the old commit after a force-push
   std::chrono::milliseconds drift_interval{std::chrono::minutes(5)};
+  // How soon a slice that landed on a worse rung of its capacity ladder is
+  // first tried on a better one again (ladder_moves.h); doubles after each failure.
+  std::chrono::milliseconds ladder_retry{std::chrono::minutes(10)};
   BackoffPolicy backoff;
   manifest::LoadOptions load;
   std::string tool_version;
@@ -147,6 +151,8 @@ class Reconciler {
     std::map<std::string, GateDecision> gates;
     apply::ApplyReport applied;
     std::map<std::string, ApplyOutcome> outcomes;  // by target
+    // Capacity ladder moves the gate held ("project/cluster/slot" → why).
+    std::map<std::string, std::string> ladder_held;
     bool interrupted = false;
     // A force-push whose old commit stays in force.
     bool held() const { return rewrite && rewrite->held; }
@@ -178,7 +184,12 @@ class Reconciler {
   std::optional<manifest::Target> KueueTarget(const manifest::Repo& repo);
   // Holds the deletes and shrinks of `target`'s pools in `to_apply` while the
   // scale-down gate says wait; records the wait in held_.
-  void GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply);
+  // Capacity ladder moves back up are never waited on: one the gate would
+  // make wait is dropped, and why goes to `ladder_held`.
+  void GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply,
+                      std::map<std::string, std::string>* ladder_held);
+  // The capacity ladder moves due this pass, into c.plan_options (reconciler_ladder.cc).
+  void ChooseLadderMoves(Cycle& c);
   // Writes quota when due: `planned` (the target was re-planned), a Kubernetes
   // change, or the resync interval.
   // A sync error is also a warning of `report` when it differs from the last one.
@@ -252,6 +263,7 @@ class Reconciler {
   std::optional<TimePoint> next_window_;     // the earliest of their windows' openings
   std::map<std::string, int64_t> drift_since_;  // by target: wall seconds drift was first seen
   std::string nodes_target_;  // the target whose TPUNodeGroups joined last (loop-thread state)
+  LadderMoves ladder_;        // capacity ladder moves back up (loop-thread state)
 
   mutable std::mutex mu_;
   DaemonStatus status_;                          // guarded by mu_

@@ -7,6 +7,7 @@
 #include "daemon/reconciler.h"
 #include "daemon/target_report.h"
 #include "plan/planner.h"
+#include "plan/reservations.h"
 
 namespace tpu::daemon {
 namespace {
@@ -96,6 +97,12 @@ bool Reconciler::LoadAndSelect(Cycle& c, bool force_full) {
     for (const auto& [key, wait] : held_) c.selected.insert(key);
     // So are targets a change window held: it may have opened.
     c.selected.insert(window_held_.begin(), window_held_.end());
+    // And targets with a capacity ladder move due, listed afresh: the move
+    // depends on where the slice and its reservations stand now.
+    for (const auto& key : ladder_.TargetsDue(c.now)) {
+      c.selected.insert(key);
+      stale_projects_.insert(ProjectOf(key));
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -147,6 +154,8 @@ bool Reconciler::RefreshSelected(Cycle& c) {
   c.plan_options.owns = options_.owns;
   if (!c.full) c.plan_options.only_targets.assign(c.selected.begin(), c.selected.end());
   const std::set<std::string> projects = ProjectsToList(c);
+  // Every target's, not only the selected ones': live_ keeps every project.
+  cloud_->NameReservations(plan::ReservationsNamedBy(*c.repo, {}));
   c.refresh_failed = RefreshProjects({projects.begin(), projects.end()}, &c.running);
   if (!c.refresh_failed.empty()) {
     // Targets of projects that could not be listed fail (and back off); the
@@ -189,6 +198,7 @@ bool Reconciler::RefreshSelected(Cycle& c) {
 // not backing off (a changed target is tried at once: it may be the fix).
 void Reconciler::PlanSelected(Cycle& c) {
   if (options_.demand) options_.demand->SetRevision(*c.repo);
+  ChooseLadderMoves(c);
   c.plan = plan::ComputePlan(*c.repo, live_, c.plan_options);
   if (options_.demand) {
     // Workload-owned pools: actions of their own, outside git's diff and guards.
@@ -223,7 +233,8 @@ void Reconciler::PlanSelected(Cycle& c) {
 
   // The scale-down gate: deletes and shrinks of the Kueue target's pools wait
   // while admitted workloads need their chips; the rest of the plan goes on.
-  if (options_.kueue && c.kueue_target && !options_.dry_run) GateScaleDowns(*c.kueue_target, &c.to_apply);
+  if (options_.kueue && c.kueue_target && !options_.dry_run)
+    GateScaleDowns(*c.kueue_target, &c.to_apply, &c.ladder_held);
   // Drift mode, cleanupOnly and change windows.
   c.gates = GatePlan(*c.repo, ChangedTargets(signatures_, c.signatures), c.rev, &c.to_apply, &c.eligible, c.now);
 }
@@ -256,13 +267,24 @@ void Reconciler::ApplyEligible(Cycle& c) {
     if (options_.dry_run) c.to_apply.targets.clear();
     options_.demand->AfterApply(c.to_apply, c.applied);
   }
+  if (!c.plan_options.ladder_moves.empty())
+    ladder_.Record(c.plan_options.ladder_moves, c.to_apply, c.applied, c.ladder_held, c.now);
+  if (!options_.dry_run && !c.eligible.empty()) {
+    std::vector<const manifest::Target*> applied;
+    for (const auto& key : c.eligible)
+      if (auto t = c.declared.find(key); t != c.declared.end()) applied.push_back(t->second);
+    ladder_.Observe(applied, live_, clock_->Now());
+  }
 }
 
 // The apply's tasks, counted per target.
 void Reconciler::TallyOutcomes(Cycle& c) {
   std::map<std::string, std::string> target_of;  // task id (resource id) → target key
   for (const auto& t : c.to_apply.targets)
-    for (const auto& a : t.actions) target_of[a.resource.Id()] = t.key;
+    for (const auto& a : t.actions)
+      // A move back up a capacity ladder is a try: its outcome is the slice's
+      // (ladder_moves.h), never a failure of the target.
+      if (!a.ladder_move) target_of[a.resource.Id()] = t.key;
   for (const auto& task : c.applied.tasks) {
     auto it = target_of.find(task.id);
     if (it == target_of.end()) continue;  // an await of an earlier run's operation
@@ -278,9 +300,12 @@ void Reconciler::TallyOutcomes(Cycle& c) {
       default: ++o.cancelled; break;  // pending, running or cancelled when the run ended
     }
   }
-  // A cancelled run may end before scheduling some targets at all.
+  // A cancelled run may end before scheduling some targets at all. (A target
+  // whose only actions were ladder moves has no outcome of its own.)
+  std::set<std::string> with_actions;
+  for (const auto& [id, key] : target_of) with_actions.insert(key);
   for (const auto& key : c.eligible)
-    if (!c.outcomes.count(key)) ++c.outcomes[key].cancelled;
+    if (!c.outcomes.count(key) && with_actions.count(key)) ++c.outcomes[key].cancelled;
 }
 
 void Reconciler::EmitOutcomes(const Cycle& c) {
@@ -353,6 +378,7 @@ void Reconciler::ReportPlanned(const plan::TargetPlan& t, Cycle& c) {
   r.revision = c.rev.id;
   r.vanished = t.vanished;
   SummarizePlan(t, &r);
+  r.reservations = t.reservations;
   auto d = c.declared.find(t.key);
   r.declared_chips = d == c.declared.end() ? 0 : DeclaredChips(*d->second);
   switch (t.status) {
@@ -431,6 +457,10 @@ void Reconciler::EndCycle(Cycle& c) {
     std::lock_guard<std::mutex> lock(mu_);
     status_.kueue.scale_down_waits.clear();
     for (const auto& [key, wait] : held_) status_.kueue.scale_down_waits.push_back(wait);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status_.ladder = ladder_.Snapshot(c.now);
   }
   FinishCycle(c.report, c.start);
 }

@@ -8,6 +8,7 @@
 #include "daemon/kube_target.h"
 #include "daemon/reconciler.h"
 #include "plan/ownership.h"
+#include "plan/pool_slot.h"
 
 namespace tpu::daemon {
 namespace {
@@ -76,12 +77,14 @@ std::optional<manifest::Target> Reconciler::KueueTarget(const manifest::Repo& re
   return *found;
 }
 
-void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply) {
+void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_apply,
+                                std::map<std::string, std::string>* ladder_held) {
   const kueue::KueueConfig config = kueue::KueueConfigFromPolicy(*target.policy.kueue);
   for (auto& t : to_apply->targets) {
     if (t.key != target.Key()) continue;
     std::vector<kueue::PoolRemoval> removals;
     std::set<std::string> ids;
+    std::map<std::string, std::string> moves;  // ladder moves: resource id → slot
     for (const auto& a : t.actions) {
       if (a.resource.kind != plan::ResourceKind::kNodePool) continue;
       const bool shrink = (a.kind == plan::ActionKind::kResize || a.kind == plan::ActionKind::kUpdate) &&
@@ -92,13 +95,33 @@ void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_a
       if (!PoolShape(a.resource.name, last_kueue_target_ ? last_kueue_target_ : target, live_, t.key, &r))
         continue;
       removals.push_back(r);
-      ids.insert(a.resource.Id());
+      if (a.ladder_move) moves[a.resource.Id()] = plan::SlotOf(*a.node_pool);
+      else ids.insert(a.resource.Id());
     }
     if (removals.empty()) {
       held_.erase(t.key);
       return;
     }
     auto verdict = options_.kueue->CheckScaleDown(target, config, removals);
+    if (!moves.empty() && (!verdict.ok() || verdict->decision != kueue::ScaleDownDecision::kProceed ||
+                           verdict->timed_out)) {
+      // A move is never waited on: it is dropped for this pass, and the quota
+      // the check lowered is written back by the next sync.
+      const std::string why = !verdict.ok() ? "scale-down check failed: " + verdict.status().ToString()
+                              : verdict->timed_out ? "admitted workloads still run on it"
+                                                   : verdict->message;
+      for (const auto& [id, slot] : moves) (*ladder_held)[t.key + "/" + slot] = why;
+      std::set<std::string> pools;
+      for (const auto& a : t.actions)
+        if (moves.count(a.resource.Id())) pools.insert(a.resource.name);
+      std::erase_if(t.actions, [&](const plan::Action& a) { return moves.count(a.resource.Id()) > 0; });
+      std::erase_if(removals, [&](const kueue::PoolRemoval& r) { return pools.count(r.node_pool) > 0; });
+      kube_changed_ = true;
+      if (ids.empty()) {
+        held_.erase(t.key);
+        return;
+      }
+    }
     std::string message;
     double waited = 0;
     if (!verdict.ok()) {

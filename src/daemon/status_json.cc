@@ -53,31 +53,51 @@ nlohmann::json FlexStartJson(const FlexStartStatus& f) {
           {"expiredBookings", bookings(f.expired)}, {"revokedBookings", bookings(f.revoked)}};
 }
 
+// One target of /status.
+nlohmann::json TargetJson(const TargetReport& t) {
+  using nlohmann::json;
+  json reservations = json::array();
+  for (const auto& r : t.reservations)
+    reservations.push_back({{"name", r.name}, {"project", r.project}, {"zone", r.zone}, {"found", r.found},
+                            {"count", r.count}, {"inUse", r.in_use}, {"freeBefore", r.FreeBefore()},
+                            {"freeAfter", r.FreeAfter()}, {"blocked", r.blocked}});
+  json plan = {{"create", t.last_plan.create},           {"update", t.last_plan.update},
+               {"replace", t.last_plan.replace},         {"delete", t.last_plan.remove},
+               {"noop", t.last_plan.noop},               {"chipsCreated", t.last_plan.chips_created},
+               {"chipsDestroyed", t.last_plan.chips_destroyed}, {"actions", t.last_plan_actions}};
+  return {{"target", t.key},
+          {"state", TargetStateName(t.state)},
+          {"revision", t.revision},
+          {"lastPlan", plan},
+          {"errors", t.errors},
+          {"lastError", t.last_error},
+          {"consecutiveFailures", t.consecutive_failures},
+          {"retryInSeconds", t.retry_in_seconds},
+          {"declaredChips", t.declared_chips},
+          {"liveChips", t.live_chips},
+          {"reservations", reservations},
+          {"vanished", t.vanished},
+          {"drift", DriftJson(t)},
+          {"held", HeldJson(t)}};
+}
+
+// Slices below their best capacity rung (daemon/ladder_moves.h).
+nlohmann::json LadderJson(const std::vector<LadderSliceStatus>& slices) {
+  using nlohmann::json;
+  json out = json::array();
+  for (const auto& l : slices)
+    out.push_back({{"target", l.target}, {"pool", l.pool}, {"rung", l.rung}, {"rungs", l.rungs},
+                   {"capacity", l.capacity}, {"tries", l.tries}, {"failures", l.failures},
+                   {"nextTrySeconds", l.next_try_seconds}, {"last", l.last}});
+  return out;
+}
 
 }  // namespace
 
 nlohmann::json StatusJson(const DaemonStatus& s) {
   using nlohmann::json;
   json targets = json::array();
-  for (const auto& t : s.targets) {
-    json plan = {{"create", t.last_plan.create},           {"update", t.last_plan.update},
-                 {"replace", t.last_plan.replace},         {"delete", t.last_plan.remove},
-                 {"noop", t.last_plan.noop},               {"chipsCreated", t.last_plan.chips_created},
-                 {"chipsDestroyed", t.last_plan.chips_destroyed}, {"actions", t.last_plan_actions}};
-    targets.push_back({{"target", t.key},
-                       {"state", TargetStateName(t.state)},
-                       {"revision", t.revision},
-                       {"lastPlan", plan},
-                       {"errors", t.errors},
-                       {"lastError", t.last_error},
-                       {"consecutiveFailures", t.consecutive_failures},
-                       {"retryInSeconds", t.retry_in_seconds},
-                       {"declaredChips", t.declared_chips},
-                       {"liveChips", t.live_chips},
-                       {"vanished", t.vanished},
-                       {"drift", DriftJson(t)},
-                       {"held", HeldJson(t)}});
-  }
+  for (const auto& t : s.targets) targets.push_back(TargetJson(t));
   json rewrite = nullptr;
   if (s.history_rewrite)
     rewrite = {{"from", s.history_rewrite->from}, {"to", s.history_rewrite->to},
@@ -131,6 +151,7 @@ nlohmann::json StatusJson(const DaemonStatus& s) {
           {"historyRewrites", s.history_rewrites},
           {"targets", targets},
           {"kueue", kueue},
+          {"capacityLadder", LadderJson(s.ladder)},
           {"workloadPools", demand},
           {"nodeGroups", s.node_groups.enabled ? NodeGroupsJson(s.node_groups) : json(nullptr)},
           {"leaderElection", leader},

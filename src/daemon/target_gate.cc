@@ -94,7 +94,8 @@ GateDecision GateTarget(const plan::TargetPlan& plan, const GateInput& in) {
     if (!a.changes_something()) continue;
     // Without a baseline a changed target's actions are all the commit's (the
     // daemon has just started: git is applied once).
-    const bool drift = !in.manifests_changed || baseline.count(Signature(a));
+    // A move back up a capacity ladder is the ladder in git at work, not drift.
+    const bool drift = !a.ladder_move && (!in.manifests_changed || baseline.count(Signature(a)));
     if (drift) d.drift.push_back(Describe(a));
     if (drift && warn) {
       d.drift_held = true;

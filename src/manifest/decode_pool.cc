@@ -39,25 +39,62 @@ std::optional<catalog::Shape> ResolvePoolShape(DocReader& r, const YamlNode* spe
   return *shape;
 }
 
-void DecodeCapacity(DocReader& r, const YamlNode* spec, Capacity* out) {
-  const YamlNode* cap = r.Map(spec, "capacity");
-  if (!cap) return;
+// One capacity type: spec.capacity, or one rung of a ladder (`field` names
+// it); a missing reservation name is reported at `at`.
+void DecodeRung(DocReader& r, const YamlNode* cap, const YamlNode& at, const std::string& field, Capacity* out) {
   std::string type = r.Str(cap, "type").value_or("onDemand");
   if (type == "spot") out->type = CapacityType::kSpot;
   else if (type == "reservation") out->type = CapacityType::kReservation;
   else if (type == "flexStart") out->type = CapacityType::kFlexStart;
   out->reservation = r.Str(cap, "reservation").value_or("");
   out->reservation_project = r.Str(cap, "reservationProject").value_or("");
-  if (r.Bad("spec.capacity.type")) return;
-  if (out->type == CapacityType::kReservation && out->reservation.empty() && !r.Bad("spec.capacity.reservation"))
-    r.Error(spec, "capacity", "spec.capacity.reservation",
-            "required field is missing (capacity type reservation needs the reservation's name)");
+  if (r.Bad(field + ".type")) return;
+  if (out->type == CapacityType::kReservation && out->reservation.empty() && !r.Bad(field + ".reservation"))
+    r.ErrorAt(at, field + ".reservation",
+              "required field is missing (capacity type reservation needs the reservation's name)");
   if (out->type != CapacityType::kReservation) {
     for (const char* key : {"reservation", "reservationProject"})
       if (r.Node(cap, key))
-        r.Error(cap, key, std::string("spec.capacity.") + key,
-                "only valid with capacity type reservation (got type " + type + ")");
+        r.Error(cap, key, field + "." + key, "only valid with capacity type reservation (got type " + type + ")");
   }
+}
+
+// A ladder's rungs, best first. Every rung but the last must be able to stock
+// out, since only a stockout moves a slice down; flex-start is queued by the
+// Dynamic Workload Scheduler instead, sized by the autoscaler and admitted
+// through Kueue's ProvisioningRequest check, so it is its own TPUNodePool.
+void DecodeLadder(DocReader& r, const YamlNode* list, TPUNodePool* out) {
+  const YamlDocument& d = r.doc();
+  for (size_t i = 0; i < d.size(*list); ++i) {
+    const YamlNode& item = d.item(*list, i);
+    if (item.type != YamlNode::Type::kMap) return;  // the schema reported it
+    const std::string field = "spec.capacity[" + std::to_string(i) + "]";
+    Capacity rung;
+    DecodeRung(r, &item, item, field, &rung);
+    if (rung.type == CapacityType::kFlexStart && d.size(*list) > 1 && !r.Bad(field + ".type")) {
+      r.Error(&item, "type", field + ".type",
+              "flexStart cannot be a rung of a capacity ladder: a flex-start pool waits in the Dynamic Workload "
+              "Scheduler's queue instead of stocking out, so no rung after it is ever reached; declare it as a "
+              "TPUNodePool of its own");
+      continue;
+    }
+    for (size_t j = 0; j < out->ladder.size(); ++j)
+      if (out->ladder[j] == rung)
+        r.Error(&item, "type", field, "repeats spec.capacity[" + std::to_string(j) + "] (" + CapacityName(rung) +
+                                          "): each rung of a ladder is a different capacity");
+    out->ladder.push_back(std::move(rung));
+  }
+  if (out->ladder.empty()) return;
+  out->capacity = out->ladder.front();
+  if (out->ladder.size() == 1) out->ladder.clear();  // one rung is a plain capacity type
+}
+
+void DecodeCapacity(DocReader& r, const YamlNode* spec, TPUNodePool* out) {
+  const YamlNode* cap = r.Node(spec, "capacity");
+  if (!cap) return;
+  if (cap->type == YamlNode::Type::kSeq) return DecodeLadder(r, cap, out);
+  if (cap->type == YamlNode::Type::kMap)
+    DecodeRung(r, cap, *r.doc().FindKey(*spec, "capacity"), "spec.capacity", &out->capacity);
 }
 
 void DecodeNodeConfig(DocReader& r, const YamlNode* spec, NodeConfig* out) {
@@ -225,7 +262,7 @@ void DecodePool(DocReader& r, TPUNodePool* out) {
   }
   out->slices = r.Int(spec, "slices").value_or(1);
   out->location = r.Str(spec, "location").value_or("");
-  DecodeCapacity(r, spec, &out->capacity);
+  DecodeCapacity(r, spec, out);
   DecodeCounts(r, spec, shape, out);
   CheckWorkloadPolicy(r, spec, shape, out);
   DecodeNodeConfig(r, spec, &out->node_config);

@@ -182,7 +182,7 @@ TEST(LoaderTest, ExampleProjectIsValid) {
   EXPECT_EQ(train.policy.kueue->cluster_queue, "tpu-training");
   std::map<std::string, const TPUNodePool*> pools;
   for (const auto& p : train.pools) pools[p.name] = &p;
-  ASSERT_EQ(pools.size(), 6u);
+  ASSERT_EQ(pools.size(), 7u);
   EXPECT_EQ(pools["v5e-4x8"]->node_count, 8);
   EXPECT_TRUE(pools["v5e-4x8"]->annotations.prevent_destroy);
   EXPECT_EQ(pools["v5e-scratch"]->shape.machine_type.name, "ct5lp-hightpu-8t");
@@ -193,6 +193,10 @@ TEST(LoaderTest, ExampleProjectIsValid) {
   EXPECT_EQ(pools["v6e-reserved"]->capacity.reservation, "v6e-256-central1b");
   EXPECT_TRUE(pools["v6e-reserved"]->annotations.abandon);
   EXPECT_EQ(pools["v6e-reserved"]->node_count, 64);
+  ASSERT_EQ(pools["v6e-burst"]->ladder.size(), 3u);
+  EXPECT_EQ(pools["v6e-burst"]->ladder[0].reservation_project, "ml-capacity-shared");
+  EXPECT_EQ(pools["v6e-burst"]->ladder[2].type, CapacityType::kSpot);
+  EXPECT_EQ(pools["v6e-burst"]->capacity, pools["v6e-burst"]->ladder[0]);
   EXPECT_EQ(pools["v5p-multislice"]->slices, 4);
   EXPECT_EQ(pools["v5p-multislice"]->node_count, 4);
   EXPECT_EQ(pools["v7x-4x4x4"]->shape.placement, catalog::Placement::kWorkloadPolicy);

@@ -194,13 +194,17 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
         "project": {"type": "string", "description": "the GCP project; must equal the directory deploy/<project>/"},
         "cluster": {"type": "string", "description": "the cluster; must equal the directory deploy/<project>/<cluster>/"},
         "capacity": {
-          "type": "object",
+          "type": ["object", "array"],
+          "description": "one capacity type, or a fallback ladder: a list of them, best first",
           "additionalProperties": false,
           "properties": {
             "type": {"enum": ["onDemand", "spot", "reservation", "flexStart"]},
             "reservation": {"type": "string", "minLength": 1},
             "reservationProject": {"type": "string", "minLength": 1}
-          }
+          },
+          "minItems": 1,
+          "maxItems": 8,
+          "items": {"$ref": "#/definitions/capacityRung"}
         },
         "nodeCount": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "nodes of a single-host pool (resizable); a multi-host slice's count comes from its topology"},
         "autoscaling": {
@@ -256,6 +260,16 @@ const std::vector<EmbeddedSchema>& EmbeddedSchemas() {
     }
   },
   "definitions": {
+    "capacityRung": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": ["type"],
+      "properties": {
+        "type": {"enum": ["onDemand", "spot", "reservation", "flexStart"]},
+        "reservation": {"type": "string", "minLength": 1},
+        "reservationProject": {"type": "string", "minLength": 1}
+      }
+    },
     "metadata": {
       "type": "object",
       "required": ["name"],

@@ -24,4 +24,15 @@ std::vector<Error> Repo::AllErrors() const {
   return all;
 }
 
+std::string CapacityName(const Capacity& c) {
+  switch (c.type) {
+    case CapacityType::kOnDemand: return "onDemand";
+    case CapacityType::kSpot: return "spot";
+    case CapacityType::kFlexStart: return "flexStart";
+    case CapacityType::kReservation:
+      return "reservation " + (c.reservation_project.empty() ? "" : c.reservation_project + "/") + c.reservation;
+  }
+  return "onDemand";
+}
+
 }  // namespace tpu::manifest

@@ -44,7 +44,11 @@ struct Capacity {
   CapacityType type = CapacityType::kOnDemand;
   std::string reservation;          // kReservation only
   std::string reservation_project;  // empty = the target's project
+  bool operator==(const Capacity&) const = default;
 };
+
+// "onDemand", "spot", "reservation <name>" (with its owner when it has one), "flexStart".
+std::string CapacityName(const Capacity& c);
 
 // Fields left unset in the manifest stay nullopt, so plan compares only what
 // the manifest sets (docs/architecture.md, "Plan rules").
@@ -95,6 +99,10 @@ struct TPUNodePool {
   int slices = 1;
   std::string location;        // zone, e.g. us-central2-b
   Capacity capacity;
+  // spec.capacity written as a list of two or more: the fallback ladder, best
+  // first (docs/capacity.md, "Fallback ladder"); `capacity` is its first rung.
+  // Empty when one capacity type is written, as before ladders.
+  std::vector<Capacity> ladder;
   // Nodes per slice: shape.vms, or spec.nodeCount (single-host). For an
   // autoscaled pool, the most it scales to: its chips are possible capacity.
   int node_count = 0;

@@ -110,6 +110,35 @@ std::string WorkloadPolicyName(const manifest::TPUNodePool& spec) {
   return spec.workload_policy.empty() ? spec.name + "-wp" : spec.workload_policy;
 }
 
+void SetCapacity(const manifest::Target& target, const manifest::Capacity& capacity, cloud::NodePool* p) {
+  p->spot = false;
+  p->flex_start = false;
+  p->reservation_affinity.reset();
+  switch (capacity.type) {
+    case manifest::CapacityType::kOnDemand: break;
+    case manifest::CapacityType::kSpot: p->spot = true; break;
+    case manifest::CapacityType::kFlexStart: {
+      // Flex-start goes through the Dynamic Workload Scheduler, never a reservation.
+      p->flex_start = true;
+      cloud::ReservationAffinity ra;
+      ra.consume_reservation_type = "NO_RESERVATION";
+      p->reservation_affinity = std::move(ra);
+      break;
+    }
+    case manifest::CapacityType::kReservation: {
+      cloud::ReservationAffinity ra;
+      ra.consume_reservation_type = "SPECIFIC_RESERVATION";
+      ra.key = kReservationKey;
+      const std::string& rp = capacity.reservation_project;
+      ra.values.push_back(rp.empty() || rp == target.project
+                              ? capacity.reservation
+                              : "projects/" + rp + "/reservations/" + capacity.reservation);
+      p->reservation_affinity = std::move(ra);
+      break;
+    }
+  }
+}
+
 cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::TPUNodePool& spec,
                                 int slice) {
   cloud::NodePool p;
@@ -136,30 +165,7 @@ cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::
   p.tags = nc.tags;
   p.metadata = nc.metadata;
 
-  switch (spec.capacity.type) {
-    case manifest::CapacityType::kOnDemand: break;
-    case manifest::CapacityType::kSpot: p.spot = true; break;
-    case manifest::CapacityType::kFlexStart: {
-      // Flex-start goes through the Dynamic Workload Scheduler, never a reservation.
-      p.flex_start = true;
-      cloud::ReservationAffinity ra;
-      ra.consume_reservation_type = "NO_RESERVATION";
-      p.reservation_affinity = std::move(ra);
-      break;
-    }
-    case manifest::CapacityType::kReservation: {
-      cloud::ReservationAffinity ra;
-      ra.consume_reservation_type = "SPECIFIC_RESERVATION";
-      ra.key = kReservationKey;
-      const std::string& rp = spec.capacity.reservation_project;
-      ra.values.push_back(rp.empty() || rp == target.project
-                              ? spec.capacity.reservation
-                              : "projects/" + rp + "/reservations/" + spec.capacity.reservation);
-      p.reservation_affinity = std::move(ra);
-      break;
-    }
-  }
-
+  SetCapacity(target, spec.capacity, &p);
   switch (spec.shape.placement) {
     case catalog::Placement::kNone: break;
     case catalog::Placement::kCompact:

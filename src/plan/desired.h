@@ -65,6 +65,10 @@ DesiredTarget BuildDesired(const manifest::Target& target);
 cloud::NodePool DesiredNodePool(const manifest::Target& target, const manifest::TPUNodePool& spec,
                                 int slice);
 
+// Sets `p`'s capacity fields (spot, flex-start, reservation affinity) as
+// `capacity` asks, clearing the others.
+void SetCapacity(const manifest::Target& target, const manifest::Capacity& capacity, cloud::NodePool* p);
+
 // A TPUNodeGroup's acceleratorConnectionMode as the workload policy's
 // acceleratorTopologyMode ("" leaves the API's default, AUTO_CONNECT).
 std::string AcceleratorTopologyMode(const std::string& connection_mode);

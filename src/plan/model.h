@@ -132,6 +132,16 @@ struct Action {
   CapacityShape created_shape;
   CapacityShape destroyed_shape;
 
+  // A slice of a capacity ladder (ladder.h), node pool creates and replaces:
+  // the pool as each rung below node_pool's would make it, best first. On a
+  // stockout, apply deletes what the failed create left and creates the next
+  // one, so the slice moves down its ladder instead of waiting.
+  std::vector<cloud::NodePool> fallbacks;
+  // A move back up the ladder (replace): the new pool is created beside the
+  // old one, which is deleted only once the new one runs, whatever the
+  // target's replaceStrategy; a stockout leaves the old pool as it was.
+  bool ladder_move = false;
+
   // Desired bodies (exactly one set for create/update/resize/replace, matching
   // resource.kind; a delete's is the live resource; a noop's only when
   // PlanOptions::noop_bodies). Node pools carry the ownership markers already.
@@ -177,6 +187,17 @@ struct ReservationUse {
   bool operator==(const ReservationUse&) const = default;
 };
 
+// Where a slice of a capacity ladder stands (ladder.h): the rung its pool is
+// on (or, for a slice this plan creates, starts on), and why not a better one.
+struct SliceRung {
+  std::string pool;     // the slot, "<TPUNodePool name>-<slice>"
+  int rung = 0;         // index into its spec.capacity list; -1: its pool is on none of them
+  int rungs = 0;        // the ladder's length
+  std::string capacity; // the rung's capacity (manifest::CapacityName)
+  std::string why;      // one line: why this rung and not a better one
+  bool operator==(const SliceRung&) const = default;
+};
+
 struct TargetPlan {
   std::string key;  // "project/cluster"
   std::string project;
@@ -197,6 +218,7 @@ struct TargetPlan {
   // Creates and growths a reservation has no room for: shown, never applied
   // (their `reason` says why, with the numbers). The target's other actions go on.
   std::vector<Action> blocked_actions;
+  std::vector<SliceRung> ladder;  // slices of pools with a capacity ladder, by pool
 
   bool executable() const { return status == TargetStatus::kPlanned; }
 };

@@ -50,6 +50,12 @@ json ActionToJson(const Action& a) {
   if (!a.created_shape.empty()) j["createdShape"] = ShapeToJson(a.created_shape);
   if (!a.destroyed_shape.empty()) j["destroyedShape"] = ShapeToJson(a.destroyed_shape);
   if (a.node_pool) j["nodePool"] = NodePoolToJson(*a.node_pool);
+  if (!a.fallbacks.empty()) {
+    json fallbacks = json::array();
+    for (const auto& f : a.fallbacks) fallbacks.push_back(NodePoolToJson(f));
+    j["fallbacks"] = fallbacks;
+  }
+  if (a.ladder_move) j["ladderMove"] = true;
   if (a.workload_policy) j["workloadPolicy"] = WorkloadPolicyToJson(*a.workload_policy);
   if (a.instance_template) j["instanceTemplate"] = InstanceTemplateToJson(*a.instance_template);
   if (a.instance_group_manager)
@@ -97,6 +103,8 @@ Action ActionFromJson(const json& j) {
   if (j.contains("createdShape")) a.created_shape = ShapeFromJson(j.at("createdShape"));
   if (j.contains("destroyedShape")) a.destroyed_shape = ShapeFromJson(j.at("destroyedShape"));
   if (j.contains("nodePool")) a.node_pool = NodePoolFromJson(j.at("nodePool"));
+  for (const auto& f : j.value("fallbacks", json::array())) a.fallbacks.push_back(NodePoolFromJson(f));
+  a.ladder_move = j.value("ladderMove", false);
   if (j.contains("workloadPolicy")) a.workload_policy = WorkloadPolicyFromJson(j.at("workloadPolicy"));
   if (j.contains("instanceTemplate")) a.instance_template = InstanceTemplateFromJson(j.at("instanceTemplate"));
   if (j.contains("instanceGroupManager"))
@@ -157,6 +165,11 @@ std::string PlanToJson(const Plan& plan, int indent) {
     json blocked = json::array();
     for (const auto& a : t.blocked_actions) blocked.push_back(ActionToJson(a));
     tj["blockedActions"] = blocked;
+    json ladder = json::array();
+    for (const auto& l : t.ladder)
+      ladder.push_back({{"pool", l.pool}, {"rung", l.rung}, {"rungs", l.rungs}, {"capacity", l.capacity},
+                        {"why", l.why}});
+    tj["ladder"] = ladder;
     targets.push_back(tj);
   }
   j["targets"] = targets;
@@ -212,6 +225,9 @@ Result<Plan> PlanFromJson(std::string_view text) {
         t.reservations.push_back(std::move(r));
       }
       for (const auto& aj : tj.value("blockedActions", json::array())) t.blocked_actions.push_back(ActionFromJson(aj));
+      for (const auto& lj : tj.value("ladder", json::array()))
+        t.ladder.push_back({lj.at("pool").get<std::string>(), lj.value("rung", 0), lj.value("rungs", 0),
+                            lj.value("capacity", ""), lj.value("why", "")});
       plan.targets.push_back(std::move(t));
     }
     return plan;

@@ -67,7 +67,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     if (!Selected(t.Key(), options)) continue;
     TargetPlanner planner(t.project, t.cluster, FindProject(live, t.project), options);
     plan.targets.push_back(planner.Plan(t));
-    if (plan.targets.back().executable()) CheckReservations(plan.targets.back(), live);
+    if (plan.targets.back().executable()) CheckReservations(plan.targets.back(), live, &t);
     FinishTarget(&plan.targets.back(), FindProject(live, t.project), options);
   }
 

@@ -8,11 +8,12 @@
 // so normally refused by the mass-delete guard).
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "cloud/types.h"
-#include <functional>
 
 #include "manifest/types.h"
 #include "plan/model.h"
@@ -35,6 +36,10 @@ struct PlanOptions {
   // (docs/plan-json.md): without it a plan that is only shown or applied holds
   // no second copy of the fleet beside the live state and the manifests.
   bool noop_bodies = true;
+  // Slices `watch` moves back up their capacity ladder in this pass
+  // (ladder.h): "project/cluster/slot" → the rung to move to. A slice whose
+  // pool is on a worse rung gets a create-before-delete replace to it.
+  std::map<std::string, int> ladder_moves;
 };
 
 // REQUIRES: `live` holds a refresh of every project the repo's targets name

@@ -117,6 +117,10 @@ std::string SectionBody(const TargetPlan& t, Detail level) {
     if (r.found)
       out += "- reservation `" + r.project + "/" + r.name + "`: " + std::to_string(r.count) + " VMs, free " +
              std::to_string(r.FreeBefore()) + " → " + std::to_string(r.FreeAfter()) + "\n";
+  for (const auto& l : t.ladder)
+    out += "- capacity ladder: `" + l.pool + "` on " +
+           (l.rung < 0 ? std::string("none of its rungs") : "rung " + std::to_string(l.rung) + " (" + l.capacity + ")") +
+           ": " + Escape(l.why) + "\n";
   if (!out.empty()) out += "\n";
   std::string lines;
   if (level == Detail::kFull) {

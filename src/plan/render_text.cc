@@ -160,6 +160,12 @@ class Writer {
     for (const auto& a : t.blocked_actions)
       Line("  " + Paint("Blocked: ", kRed) + ActionKindName(a.kind) + " " + ResourceKindName(a.resource.kind) + " \"" +
            a.resource.name + "\": " + a.reason);
+    for (const auto& l : t.ladder)
+      Line("  Capacity ladder: " + l.pool + " " +
+           (l.rung < 0 ? std::string("on none of its ") + std::to_string(l.rungs) + " rungs"
+                       : "on rung " + std::to_string(l.rung) + " of " + std::to_string(l.rungs) + " (" + l.capacity +
+                             ")") +
+           ": " + l.why);
   }
 
   // Demand-driven pools: shown as a group of their own, never as actions.

@@ -6,7 +6,9 @@
 #include <optional>
 #include <set>
 
+#include "plan/ladder.h"
 #include "plan/normalize.h"
+#include "plan/pool_slot.h"
 
 namespace tpu::plan {
 namespace {
@@ -51,9 +53,27 @@ const cloud::Reservation* Find(const cloud::LiveState& live, const Ref& r) {
 
 std::string Vms(int n) { return std::to_string(n) + (n == 1 ? " VM" : " VMs"); }
 
+// A laddered slice's create (or replace) whose rung has no room: it asks for
+// its first fallback instead, and its SliceRung line says why.
+void MoveDownTheLadder(Action& a, const std::string& why, TargetPlan* target) {
+  const std::string name = a.node_pool->name;
+  a.node_pool = std::move(a.fallbacks.front());
+  a.node_pool->name = name;
+  a.fallbacks.erase(a.fallbacks.begin());
+  const int rung = RungLabelOf(*a.node_pool);
+  a.reason += "; starts on rung " + std::to_string(rung) + " (" + PoolCapacityName(*a.node_pool) +
+              ") of its capacity ladder: " + why;
+  for (auto& line : target->ladder) {
+    if (line.pool != SlotOf(*a.node_pool)) continue;
+    line.rung = rung;
+    line.capacity = PoolCapacityName(*a.node_pool);
+    line.why = why + ": starts on rung " + std::to_string(rung);
+  }
+}
+
 }  // namespace
 
-void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
+void CheckReservations(TargetPlan& target, const cloud::LiveState& live, const manifest::Target* declared) {
   // Copied, not pointed at: the actions move below.
   std::map<std::string, std::string> templates;
   if (auto p = live.projects.find(target.project); p != live.projects.end())
@@ -76,6 +96,9 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
     }
     return it->second;
   };
+  // Every reservation the manifests name is shown, drawn on or not.
+  if (declared)
+    for (const auto& r : ReservationsOf(*declared)) use(r);
   // Deletes and shrinks first: the executor runs them before the creates.
   for (const auto& a : target.actions) {
     if (!a.changes_something() || a.blast.hosts_destroyed <= a.blast.hosts_created) continue;
@@ -86,27 +109,36 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
   kept.reserve(target.actions.size());
   std::set<std::string> blocked_ids;
   for (auto& a : target.actions) {
-    std::optional<Ref> r;
     const int grows = a.kind == ActionKind::kReplace ? a.blast.hosts_created
                                                      : a.blast.hosts_created - a.blast.hosts_destroyed;
-    if (a.changes_something() && grows > 0 && !a.blast.autoscaled)
-      r = ReservationOf(a, target.project, templates);
-    if (!r) {
+    for (;;) {
+      std::optional<Ref> r;
+      if (a.changes_something() && grows > 0 && !a.blast.autoscaled)
+        r = ReservationOf(a, target.project, templates);
+      if (!r) {
+        kept.push_back(std::move(a));
+        break;
+      }
+      ReservationUse& u = use(*r);
+      if (u.found && grows > u.FreeAfter()) {
+        const std::string why = "reservation " + u.project + "/" + u.name + " has " +
+                                Vms(std::max(0, u.FreeAfter())) + " free (" + std::to_string(u.count) +
+                                " reserved, " + std::to_string(u.in_use) + " in use, " + std::to_string(u.takes) +
+                                " taken by this plan); this needs " + Vms(grows);
+        if (!a.fallbacks.empty()) {  // a capacity ladder: the next rung down instead
+          MoveDownTheLadder(a, why, &target);
+          continue;
+        }
+        a.reason = why;
+        u.blocked += grows;
+        blocked_ids.insert(a.resource.Id());
+        target.blocked_actions.push_back(std::move(a));
+        break;
+      }
+      u.takes += grows;
       kept.push_back(std::move(a));
-      continue;
+      break;
     }
-    ReservationUse& u = use(*r);
-    if (u.found && grows > u.FreeAfter()) {
-      a.reason = "reservation " + u.project + "/" + u.name + " has " + Vms(std::max(0, u.FreeAfter())) +
-                 " free (" + std::to_string(u.count) + " reserved, " + std::to_string(u.in_use) + " in use, " +
-                 std::to_string(u.takes) + " taken by this plan); this needs " + Vms(grows);
-      u.blocked += grows;
-      blocked_ids.insert(a.resource.Id());
-      target.blocked_actions.push_back(std::move(a));
-      continue;
-    }
-    u.takes += grows;
-    kept.push_back(std::move(a));
   }
   for (auto& a : kept)
     std::erase_if(a.depends_on, [&](const std::string& d) { return blocked_ids.count(d) > 0; });
@@ -114,26 +146,37 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live) {
   for (auto& [ref, u] : uses) target.reservations.push_back(std::move(u));
 }
 
+std::vector<cloud::ReservationRef> ReservationsOf(const manifest::Target& t) {
+  std::vector<Ref> out;
+  auto add = [&](Ref r) {
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(std::move(r));
+  };
+  for (const auto& p : t.pools) {
+    auto named = [&](const manifest::Capacity& c) {
+      if (c.type == manifest::CapacityType::kReservation && !c.reservation.empty())
+        add({c.reservation_project.empty() ? t.project : c.reservation_project, p.location, c.reservation});
+    };
+    named(p.capacity);
+    for (const auto& rung : p.ladder) named(rung);
+  }
+  for (const auto& g : t.groups)
+    if (g.instance_config && !g.instance_config->reservation.empty())
+      add(ParseRef(g.instance_config->reservation, t.project, g.node_location));
+  return out;
+}
+
 NamedReservations ReservationsNamedBy(const manifest::Repo& repo, const PlanOptions& options) {
   NamedReservations out;
-  auto add = [&](const manifest::Target& t, const Ref& r) {
-    out.any = true;
-    if (r.project == t.project || r.zone.empty()) return;
-    cloud::ReservationRef ref{r.project, r.zone, r.name};
-    auto& list = out.foreign[t.project];
-    if (std::find(list.begin(), list.end(), ref) == list.end()) list.push_back(ref);
-  };
   for (const auto& t : repo.targets) {
     if (!options.only_targets.empty() &&
         std::find(options.only_targets.begin(), options.only_targets.end(), t.Key()) == options.only_targets.end())
       continue;
-    for (const auto& p : t.pools)
-      if (p.capacity.type == manifest::CapacityType::kReservation && !p.capacity.reservation.empty())
-        add(t, {p.capacity.reservation_project.empty() ? t.project : p.capacity.reservation_project, p.location,
-                p.capacity.reservation});
-    for (const auto& g : t.groups)
-      if (g.instance_config && !g.instance_config->reservation.empty())
-        add(t, ParseRef(g.instance_config->reservation, t.project, g.node_location));
+    for (const auto& r : ReservationsOf(t)) {
+      out.any = true;
+      if (r.project == t.project || r.zone.empty()) continue;
+      auto& list = out.foreign[t.project];
+      if (std::find(list.begin(), list.end(), r) == list.end()) list.push_back(r);
+    }
   }
   return out;
 }

@@ -24,7 +24,12 @@
 namespace tpu::plan {
 
 // REQUIRES: the target's actions are final (ordered, guards applied).
-void CheckReservations(TargetPlan& target, const cloud::LiveState& live);
+// `declared`, when given: its reservations are listed even when no action draws on them.
+void CheckReservations(TargetPlan& target, const cloud::LiveState& live,
+                       const manifest::Target* declared = nullptr);
+
+// Every reservation a target's pools (each rung of a ladder) and groups name.
+std::vector<cloud::ReservationRef> ReservationsOf(const manifest::Target& target);
 
 // What the refresh must read for CheckReservations: whether any selected
 // target names a reservation, and by project the reservations of other

@@ -90,6 +90,7 @@ TargetPlan TargetPlanner::Plan(const manifest::Target& t) {
   if (!tp_.errors.empty()) return Blocked();
   CheckReleaseChannel(t);
   if (!tp_.errors.empty()) return Blocked();
+  target_ = &t;
   desired_ = BuildDesired(t);
   CountOwned();
   ListWorkloadPools();

@@ -85,8 +85,16 @@ class TargetPlanner {
   void PlanPools();
   // The delete of a pool that fills a slot another pool fills too.
   void PlanSuperseded(const cloud::NodePool& lp, const std::string& keeper, bool keeper_replaced);
+  // A laddered slice's desired pool at the rung its live pool is on (the
+  // best of them when it has two), or at the rung watch moves it to (`*move`);
+  // notes its SliceRung line.
+  DesiredPool AtLiveRung(const DesiredPool& dp, const std::vector<const cloud::NodePool*>& candidates,
+                         bool* move);
+  // The create of a slice: on a ladder, at its first rung with the rest as fallbacks.
+  void PlanSliceCreate(const DesiredPool& dp, const std::string& source, const std::vector<std::string>& deps);
   void PlanSlotPool(const DesiredPool& dp, const cloud::NodePool& lp, Ownership own, bool broken,
-                    PoolDiff d, const std::string& source, const std::vector<std::string>& deps);
+                    PoolDiff d, const std::string& source, const std::vector<std::string>& deps,
+                    bool ladder_move = false);
   void PlanGroups();
   // Owned resources no manifest declares any more: deleted (slices from the
   // highest index down), released (deletion-policy: abandon), or kept (prune: false).
@@ -104,6 +112,7 @@ class TargetPlanner {
 
   const cloud::ProjectState* ps_;
   const PlanOptions& o_;
+  const manifest::Target* target_ = nullptr;  // Plan()'s, while it runs
   LiveCompute lc_;
   TargetPlan tp_;
   const cloud::Cluster* cluster_ = nullptr;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "catalog/catalog.h"
@@ -13,6 +14,7 @@
 #include "plan/field_text.h"
 #include "plan/fingerprint.h"
 #include "plan/guards.h"
+#include "plan/ladder.h"
 #include "plan/normalize.h"
 #include "plan/pool_slot.h"
 
@@ -32,11 +34,60 @@ std::vector<const cloud::NodePool*> TargetPlanner::SlotCandidates(const std::str
   return out;
 }
 
+DesiredPool TargetPlanner::AtLiveRung(const DesiredPool& dp, const std::vector<const cloud::NodePool*>& candidates,
+                                      bool* move) {
+  const manifest::TPUNodePool& spec = *dp.spec;
+  DesiredPool out = dp;
+  SliceRung line{dp.pool.name, 0, static_cast<int>(spec.ladder.size()), "", ""};
+  // After an interrupted move back up, the slot has two pools: the better
+  // rung's is kept, the other deleted as superseded.
+  int live = -1;
+  for (const auto* c : candidates)
+    if (int r = RungOf(*target_, spec, *c); r >= 0 && (live < 0 || r < live)) live = r;
+  line.rung = live;
+  int want = live < 0 ? 0 : live;
+  auto asked = o_.ladder_moves.find(tp_.key + "/" + dp.pool.name);
+  if (asked != o_.ladder_moves.end() && live > asked->second && asked->second >= 0) {
+    want = asked->second;
+    *move = true;
+    line.why = "moving back up to " + RungText(spec, want) + ": it has room";
+  } else if (live < 0) {
+    line.why = "its pool runs on none of the ladder's capacity types: replaced onto " + RungText(spec, 0);
+  } else if (live == 0) {
+    line.why = "on its best rung";
+  } else {
+    line.why = "a better rung had no room or stocked out when it was created; watch moves it back when one has room";
+  }
+  line.capacity = live < 0 ? "" : manifest::CapacityName(spec.ladder[static_cast<size_t>(live)]);
+  tp_.ladder.push_back(std::move(line));
+  out.pool = AtRung(*target_, spec, dp.pool, want);
+  return out;
+}
+
+void TargetPlanner::PlanSliceCreate(const DesiredPool& dp, const std::string& source,
+                                    const std::vector<std::string>& deps) {
+  const manifest::TPUNodePool& spec = *dp.spec;
+  Action a = NewAction(ActionKind::kCreate, PoolRef(dp.pool.name), source,
+                       "slice " + std::to_string(dp.slice) + " declared, not found");
+  a.node_pool = dp.pool;
+  if (!spec.ladder.empty()) {
+    a.node_pool = AtRung(*target_, spec, dp.pool, 0);
+    for (size_t k = 1; k < spec.ladder.size(); ++k)
+      a.fallbacks.push_back(AtRung(*target_, spec, dp.pool, static_cast<int>(k)));
+    // The reservation check (reservations.h) may still move it down a rung.
+    tp_.ladder.push_back({dp.pool.name, 0, static_cast<int>(spec.ladder.size()),
+                          manifest::CapacityName(spec.ladder.front()), "created on its best rung"});
+  }
+  a.blast = {dp.chips, 0, dp.hosts, 0, dp.multi_host, dp.autoscaled};
+  a.depends_on = deps;
+  Add(std::move(a));
+}
+
 void TargetPlanner::PlanPools() {
-  for (const auto& dp : desired_.pools) {
-    const manifest::TPUNodePool& spec = *dp.spec;
+  for (const auto& declared : desired_.pools) {
+    const manifest::TPUNodePool& spec = *declared.spec;
     const std::string source = SourceOf(spec.where, "TPUNodePool", spec.name);
-    const std::string& slot = dp.pool.name;
+    const std::string& slot = declared.pool.name;
     claimed_pools_.insert(slot);
     std::vector<std::string> deps;
     if (spec.shape.placement == catalog::Placement::kWorkloadPolicy)
@@ -45,14 +96,13 @@ void TargetPlanner::PlanPools() {
                          .Id());
     std::vector<const cloud::NodePool*> candidates = SlotCandidates(slot);
     if (candidates.empty()) {
-      Action a = NewAction(ActionKind::kCreate, PoolRef(slot), source,
-                           "slice " + std::to_string(dp.slice) + " declared, not found");
-      a.node_pool = dp.pool;
-      a.blast = {dp.chips, 0, dp.hosts, 0, dp.multi_host, dp.autoscaled};
-      a.depends_on = deps;
-      Add(std::move(a));
+      PlanSliceCreate(declared, source, deps);
       continue;
     }
+    bool ladder_move = false;
+    std::optional<DesiredPool> laddered;
+    const DesiredPool& dp =
+        spec.ladder.empty() ? declared : laddered.emplace(AtLiveRung(declared, candidates, &ladder_move));
     struct Fit {
       const cloud::NodePool* live;
       Ownership own;
@@ -86,7 +136,8 @@ void TargetPlanner::PlanPools() {
       if (f == keeper) continue;
       PlanSuperseded(*f->live, keeper->live->name, replace);
     }
-    PlanSlotPool(dp, *keeper->live, keeper->own, keeper->broken, std::move(keeper->diff), source, deps);
+    PlanSlotPool(dp, *keeper->live, keeper->own, keeper->broken, std::move(keeper->diff), source, deps,
+                 ladder_move);
   }
 }
 
@@ -106,7 +157,8 @@ void TargetPlanner::PlanSuperseded(const cloud::NodePool& lp, const std::string&
 }
 
 void TargetPlanner::PlanSlotPool(const DesiredPool& dp, const cloud::NodePool& lp, Ownership own, bool broken,
-                  PoolDiff d, const std::string& source, const std::vector<std::string>& deps) {
+                                 PoolDiff d, const std::string& source, const std::vector<std::string>& deps,
+                                 bool ladder_move) {
   std::string reason = d.kind == ActionKind::kNoop ? "in sync"
                        : d.kind == ActionKind::kReplace ? d.replace_reason
                                                         : "updatable fields changed";
@@ -131,7 +183,14 @@ void TargetPlanner::PlanSlotPool(const DesiredPool& dp, const cloud::NodePool& l
     // beside it, under a temporary name, when it must exist first.
     const std::string& slot = dp.pool.name;
     std::string name = slot;
-    if (tp_.replace_strategy == manifest::ReplaceStrategy::kCreateBeforeDelete) {
+    if (ladder_move) {
+      a.ladder_move = true;
+      a.reason = "capacity ladder: moving back up to " + RungText(*dp.spec, RungOf(*target_, *dp.spec, dp.pool)) +
+                 " from " + RungText(*dp.spec, RungOf(*target_, *dp.spec, lp));
+      name = ReplacementPoolName(dp.pool);
+      if (name == lp.name) name = slot;
+      a.reason += "; " + name + " is created before " + lp.name + " is deleted";
+    } else if (tp_.replace_strategy == manifest::ReplaceStrategy::kCreateBeforeDelete) {
       name = ReplacementPoolName(dp.pool);
       if (name == lp.name) name = slot;  // repairing a broken replacement of the same spec
       a.reason += "; the replacement " + name + " is created before " + lp.name + " is deleted";
@@ -139,6 +198,13 @@ void TargetPlanner::PlanSlotPool(const DesiredPool& dp, const cloud::NodePool& l
       a.reason += "; the replacement takes the slot's name " + slot;
     }
     a.node_pool = AsPoolNamed(dp.pool, name);
+    // A replace in place (the old pool goes first) may move down the ladder
+    // like a create; a move back up is one probe of one better rung.
+    if (!ladder_move && name == slot && !dp.spec->ladder.empty()) {
+      const int at = std::max(0, RungOf(*target_, *dp.spec, dp.pool));
+      for (size_t k = static_cast<size_t>(at) + 1; k < dp.spec->ladder.size(); ++k)
+        a.fallbacks.push_back(AsPoolNamed(AtRung(*target_, *dp.spec, dp.pool, static_cast<int>(k)), name));
+    }
     a.blast = {dp.chips, live_chips, dp.hosts, lp.node_count, dp.multi_host, dp.autoscaled};
     a.depends_on = deps;
   } else if (d.kind == ActionKind::kResize || d.kind == ActionKind::kUpdate) {

@@ -8,9 +8,15 @@
 namespace tpu::sim {
 
 void CapacityModel::SetZoneChips(const std::string& zone, const std::string& accelerator,
-                                 int64_t chips) {
-  if (chips < 0) zone_chips_.erase(Key(zone, accelerator));
-  else zone_chips_[Key(zone, accelerator)] = chips;
+                                 int64_t chips, const std::string& model) {
+  if (chips < 0) zone_chips_.erase(Key(zone, accelerator, model));
+  else zone_chips_[Key(zone, accelerator, model)] = chips;
+}
+
+std::string CapacityModel::PoolKey(const std::string& zone, const std::string& accelerator,
+                                   const std::string& model) const {
+  if (!model.empty() && zone_chips_.count(Key(zone, accelerator, model))) return Key(zone, accelerator, model);
+  return Key(zone, accelerator);
 }
 
 void CapacityModel::SetReservation(const std::string& name, const Reservation& r) {
@@ -36,7 +42,7 @@ const CapacityModel::Reservation* CapacityModel::FindReservation(const std::stri
 }
 
 std::string CapacityModel::Acquire(const std::string& zone, const std::string& accelerator,
-                                   const std::string& reservation, int64_t chips) {
+                                   const std::string& reservation, int64_t chips, const std::string& model) {
   if (!reservation.empty()) {
     auto it = Find(reservation);
     if (it == reservations_.end()) return "";
@@ -50,7 +56,7 @@ std::string CapacityModel::Acquire(const std::string& zone, const std::string& a
     r.used += chips;
     return "";
   }
-  const std::string key = Key(zone, accelerator);
+  const std::string key = PoolKey(zone, accelerator, model);
   auto limit = zone_chips_.find(key);
   if (limit != zone_chips_.end() && zone_used_[key] + chips > limit->second) {
     return "GCE_STOCKOUT: The zone '" + zone +
@@ -62,13 +68,13 @@ std::string CapacityModel::Acquire(const std::string& zone, const std::string& a
 }
 
 void CapacityModel::Release(const std::string& zone, const std::string& accelerator,
-                            const std::string& reservation, int64_t chips) {
+                            const std::string& reservation, int64_t chips, const std::string& model) {
   if (!reservation.empty()) {
     auto it = Find(reservation);
     if (it != reservations_.end()) it->second.used = std::max<int64_t>(0, it->second.used - chips);
     return;
   }
-  auto& used = zone_used_[Key(zone, accelerator)];
+  auto& used = zone_used_[PoolKey(zone, accelerator, model)];
   used = std::max<int64_t>(0, used - chips);
 }
 
@@ -79,7 +85,10 @@ json CapacityModel::ToJson() const {
   for (const auto& [k, v] : zone_used_) keys[k] = true;
   for (const auto& [k, unused] : keys) {
     auto bar = k.find('|');
-    json z = {{"zone", k.substr(0, bar)}, {"accelerator", k.substr(bar + 1)}};
+    auto bar2 = k.find('|', bar + 1);
+    json z = {{"zone", k.substr(0, bar)}, {"accelerator", k.substr(bar + 1, bar2 == std::string::npos
+                                                                              ? std::string::npos : bar2 - bar - 1)}};
+    if (bar2 != std::string::npos) z["provisioningModel"] = k.substr(bar2 + 1);
     auto limit = zone_chips_.find(k);
     z["chips"] = limit == zone_chips_.end() ? json(-1) : json(limit->second);
     auto used = zone_used_.find(k);
@@ -136,8 +145,9 @@ CapacityModel::Reservation ReservationFromConfig(const json& r) {
 void CapacityModel::Apply(const json& config) {
   for (const auto& z : config.value("zones", json::array())) {
     std::string zone = z.value("zone", ""), accel = z.value("accelerator", "");
-    if (z.contains("chips")) SetZoneChips(zone, accel, z["chips"].get<int64_t>());
-    if (z.contains("used")) zone_used_[Key(zone, accel)] = z["used"].get<int64_t>();
+    std::string model = z.value("provisioningModel", "");
+    if (z.contains("chips")) SetZoneChips(zone, accel, z["chips"].get<int64_t>(), model);
+    if (z.contains("used")) zone_used_[Key(zone, accel, model)] = z["used"].get<int64_t>();
   }
   for (const auto& r : config.value("reservations", json::array())) {
     Reservation res = ReservationFromConfig(r);

@@ -36,8 +36,13 @@ class CapacityModel {
   };
 
   // Sets the chips a zone has for an accelerator (its GKE label value);
-  // chips < 0 removes the limit. Chips in use stay in use.
-  void SetZoneChips(const std::string& zone, const std::string& accelerator, int64_t chips);
+  // chips < 0 removes the limit. Chips in use stay in use. `model` ("SPOT" or
+  // "STANDARD", Compute's provisioning models) gives that model a pool of its
+  // own: Spot VMs run on spare capacity, so a zone out of on-demand chips may
+  // still have spot ones, and the other way round (docs/emulator.md,
+  // "Capacity"). "" is the pool both draw on when they have none of their own.
+  void SetZoneChips(const std::string& zone, const std::string& accelerator, int64_t chips,
+                    const std::string& model = "");
   // `name` is "N", or "P/N" for reservation N owned by project P (what a
   // shared reservation is: pools of other projects name it
   // projects/P/reservations/N). A plain "N" is found from any project.
@@ -47,10 +52,11 @@ class CapacityModel {
   // reservation N), else from the zone.
   // Returns "" when granted, else the stockout message in GKE's words
   // (callers that know better, e.g. for a VM-counted reservation, word their own).
+  // `model` is the requester's provisioning model (SetZoneChips).
   std::string Acquire(const std::string& zone, const std::string& accelerator,
-                      const std::string& reservation, int64_t chips);
+                      const std::string& reservation, int64_t chips, const std::string& model = "");
   void Release(const std::string& zone, const std::string& accelerator,
-               const std::string& reservation, int64_t chips);
+               const std::string& reservation, int64_t chips, const std::string& model = "");
 
   // The reservation a pool or instance naming `reservation` ("P/N") draws
   // from, or null when none was declared.
@@ -58,7 +64,7 @@ class CapacityModel {
   // Every reservation, by "N" or "P/N".
   const std::map<std::string, Reservation>& reservations() const { return reservations_; }
 
-  // {"zones":[{"zone","accelerator","chips","used"}],
+  // {"zones":[{"zone","accelerator","provisioningModel"?,"chips","used"}],
   //  "reservations":[{"name","project"?,"zone","accelerator","chips","used",
   //                   "machineType"?,"count"?,"specificReservationRequired"?,
   //                   "shared"?:[projects],"deploymentType"?,"blockCount"?}]}
@@ -69,9 +75,12 @@ class CapacityModel {
   void Apply(const json& config);
 
  private:
-  static std::string Key(const std::string& zone, const std::string& accelerator) {
-    return zone + "|" + accelerator;
+  static std::string Key(const std::string& zone, const std::string& accelerator,
+                         const std::string& model = "") {
+    return zone + "|" + accelerator + (model.empty() ? "" : "|" + model);
   }
+  // The key whose limit and usage a request of `model` counts against.
+  std::string PoolKey(const std::string& zone, const std::string& accelerator, const std::string& model) const;
   std::map<std::string, int64_t> zone_chips_;
   std::map<std::string, int64_t> zone_used_;
   std::map<std::string, Reservation>::iterator Find(const std::string& reservation);

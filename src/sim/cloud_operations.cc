@@ -102,9 +102,15 @@ OpRecord& StartComputeOperation(SimContext& ctx, const ComputeOpSpec& spec) {
   return it->second;
 }
 
+std::string ProvisioningModelOf(const PoolRecord& pool) {
+  auto config = pool.wire.find("config");
+  const bool spot = config != pool.wire.end() && config->value("spot", false);
+  return spot ? "SPOT" : "STANDARD";
+}
+
 void ReleasePoolChips(CloudState& state, PoolRecord& pool) {
   if (pool.chips > 0)
-    state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, pool.chips);
+    state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, pool.chips, ProvisioningModelOf(pool));
   pool.chips = 0;
 }
 
@@ -130,7 +136,8 @@ std::string ReservationShortOfVms(const CapacityModel::Reservation& r, const Poo
 
 json AcquirePoolChips(CloudState& state, PoolRecord& pool, int64_t chips, const std::string& what) {
   if (pool.accelerator.empty() || chips <= 0) return nullptr;
-  std::string stockout = state.capacity.Acquire(pool.zone, pool.accelerator, pool.reservation, chips);
+  std::string stockout =
+      state.capacity.Acquire(pool.zone, pool.accelerator, pool.reservation, chips, ProvisioningModelOf(pool));
   if (!stockout.empty()) {
     const auto* r = pool.reservation.empty() ? nullptr : state.capacity.FindReservation(pool.reservation);
     if (r && !r->machine_type.empty()) stockout = ReservationShortOfVms(*r, pool, chips);

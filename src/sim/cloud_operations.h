@@ -47,5 +47,8 @@ void ReleasePoolChips(CloudState& state, PoolRecord& pool);
 // error its create operation ends with ({code 8, message: what + why}) and
 // takes nothing; else null.
 json AcquirePoolChips(CloudState& state, PoolRecord& pool, int64_t chips, const std::string& what);
+// The Compute provisioning model a pool's nodes run under, as the capacity
+// model keys its zone pools: "SPOT" for config.spot, else "STANDARD".
+std::string ProvisioningModelOf(const PoolRecord& pool);
 
 }  // namespace tpu::sim

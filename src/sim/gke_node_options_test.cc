@@ -66,5 +66,28 @@ TEST(CapacityModelTest, SharedReservationsBelongToTheirProject) {
   EXPECT_EQ(m.Acquire("z-a", "tpu-v6e-slice", "owner/r", 8), "");
 }
 
+// Spot VMs run on spare capacity: a zone may be out of on-demand chips and
+// still have spot ones (docs/emulator.md, "Capacity").
+TEST(CapacityModelTest, SpotAndOnDemandChipsMayBeKeptApart) {
+  CapacityModel m;
+  m.Apply(json::parse(R"({"zones": [
+      {"zone": "z-a", "accelerator": "tpu-v5-lite-podslice", "provisioningModel": "STANDARD", "chips": 0},
+      {"zone": "z-a", "accelerator": "tpu-v5-lite-podslice", "provisioningModel": "SPOT", "chips": 8},
+      {"zone": "z-b", "accelerator": "tpu-v5-lite-podslice", "chips": 4}]})"));
+  EXPECT_NE(m.Acquire("z-a", "tpu-v5-lite-podslice", "", 4, "STANDARD"), "");
+  EXPECT_EQ(m.Acquire("z-a", "tpu-v5-lite-podslice", "", 8, "SPOT"), "");
+  EXPECT_NE(m.Acquire("z-a", "tpu-v5-lite-podslice", "", 1, "SPOT"), "") << "the spot chips are used up";
+  m.Release("z-a", "tpu-v5-lite-podslice", "", 4, "SPOT");
+  EXPECT_EQ(m.Acquire("z-a", "tpu-v5-lite-podslice", "", 4, "SPOT"), "");
+  // A zone without a split: both models draw on the one pool.
+  EXPECT_EQ(m.Acquire("z-b", "tpu-v5-lite-podslice", "", 2, "SPOT"), "");
+  EXPECT_NE(m.Acquire("z-b", "tpu-v5-lite-podslice", "", 4, "STANDARD"), "");
+  json j = m.ToJson();
+  bool split = false;
+  for (const auto& z : j["zones"])
+    if (z.value("provisioningModel", "") == "SPOT") split = z["used"] == 8 && z["chips"] == 8;
+  EXPECT_TRUE(split) << j.dump();
+}
+
 }  // namespace
 }  // namespace tpu::sim

@@ -106,11 +106,12 @@ SimResponse SetSize(SimContext& ctx, const SimRequest& req, const PoolPath& p, P
   const int64_t per_node = tpu ? tpu->chips_per_vm : 0;
   const int64_t delta = per_node * (want - pool.node_count);
   if (delta > 0) {
-    std::string stockout = ctx.state.capacity.Acquire(pool.zone, pool.accelerator, pool.reservation, delta);
+    std::string stockout =
+        ctx.state.capacity.Acquire(pool.zone, pool.accelerator, pool.reservation, delta, ProvisioningModelOf(pool));
     if (!stockout.empty()) error = {{"code", 8}, {"message", "Failed to resize node pool \"" + p.pool + "\": " + stockout}};
     else pool.chips += delta;
   } else if (delta < 0) {
-    ctx.state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, -delta);
+    ctx.state.capacity.Release(pool.zone, pool.accelerator, pool.reservation, -delta, ProvisioningModelOf(pool));
     pool.chips += delta;
   }
   if (error.is_null()) {

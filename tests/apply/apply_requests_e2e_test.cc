@@ -23,7 +23,7 @@ const std::map<std::string, int> kSliceVms = {
     // example-project
     {"v5e-4x8-0", 8}, {"v6e-spot-0", 4}, {"v6e-spot-1", 4}, {"v6e-reserved-0", 64},
     {"v5p-multislice-0", 4}, {"v5p-multislice-1", 4}, {"v5p-multislice-2", 4},
-    {"v5p-multislice-3", 4}, {"v7x-4x4x4-0", 16}};
+    {"v5p-multislice-3", 4}, {"v7x-4x4x4-0", 16}, {"v6e-burst-0", 4}, {"v6e-burst-1", 4}};
 
 class ApplyRequestsE2ETest : public testing::ApplyE2EBase {
  protected:

@@ -125,7 +125,7 @@ TEST(ValidateCommandTest, JsonListsTheSameErrors) {
 TEST(ValidateCommandTest, ExampleProjectIsClean) {
   ValidateRun r = Validate(fs::path(TPU_SOURCE_DIR) / "example-project");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find(": valid: 3 targets, 8 TPUNodePools (12 node pools), 1 TPUNodeGroups"), std::string::npos)
+  EXPECT_NE(r.out.find(": valid: 3 targets, 9 TPUNodePools (14 node pools), 1 TPUNodeGroups"), std::string::npos)
       << r.out;
   ValidateRun j = Validate(fs::path(TPU_SOURCE_DIR) / "example-project", "-o json");
   EXPECT_EQ(j.exit_code, 0);

@@ -194,6 +194,11 @@ TEST_F(GkePoolRulesTest, DisksAndZonesChangeInPlace) {
 }
 
 TEST_F(GkePoolRulesTest, ClustersAreCreatedWithTheirPools) {
+  // Long enough that the pools are still PROVISIONING when read back, however
+  // loaded the machine.
+  CloudEmulatorOptions o = FastOptions();
+  o.op_latency_ms["CREATE_CLUSTER"] = 1000;
+  StartWith(o);
   const std::string base = "/v1/projects/p1/locations/us-central1-a/clusters";
   auto r = http_->Post(base, {{"cluster", {{"name", "legacy"}, {"initialNodeCount", 2},
                                            {"nodeConfig", {{"machineType", "e2-standard-4"}}}}}});

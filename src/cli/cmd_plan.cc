@@ -102,6 +102,11 @@ int RunPlan(PlanFlags& f) {
     }
   }
   f.run.plan.only_targets = f.targets;
+  // Live fingerprints and noops' bodies serve a plan written as JSON (-out,
+  // or -o json, which a pipeline may keep and apply): a plan that is only
+  // shown skips re-serialising the fleet and holds no second copy of it.
+  f.run.plan.fingerprint_live = !f.out_file.empty() || f.output == "json";
+  f.run.plan.noop_bodies = f.run.plan.fingerprint_live;  // only JSON shows them
   auto run = LoadRefreshPlan(f.run);
   if (!run.ok()) {
     PrintFatalError(run.status());

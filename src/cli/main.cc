@@ -1,6 +1,8 @@
 // tpu-provisioner: GitOps for Cloud TPU capacity. Parses the command line and
 // runs one subcommand. Exit codes: 0 success, 1 error (usage errors included),
 // and the command-specific codes documented in the README.
+#include <malloc.h>
+
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,12 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+  // Blocks of 128 KiB and more (response bodies, their parse buffers) are
+  // mmapped and given back when freed. Set explicitly, the threshold no longer
+  // rises to the largest block freed (glibc's default), after which such
+  // buffers, freed on several refresh threads, leave holes in every thread's
+  // heap: a cold plan of 20,000 node pools peaked at 167 MB RSS instead of 146.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   CLI::App app{"tpu-provisioner: GitOps for Cloud TPU capacity", "tpu-provisioner"};
   app.set_version_flag("--version", TPU_PROVISIONER_VERSION);
   app.require_subcommand(1);

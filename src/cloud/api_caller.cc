@@ -60,8 +60,37 @@ ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::
   return SendPrepared(Prepare(method, url, body));
 }
 
+ApiResult<std::string> ApiCaller::CallRaw(const std::string& url) {
+  auto response = SendPrepared(PrepareExchange("GET", url, std::nullopt));
+  if (!response.ok()) return response.error();
+  return std::move(response->body);
+}
+
 Prepared<nlohmann::json> ApiCaller::Prepare(const std::string& method, const std::string& url,
                                             const std::optional<nlohmann::json>& body) {
+  std::optional<std::string> text;
+  if (body) text = body->dump();
+  return Then<nlohmann::json>(
+      PrepareExchange(method, url, text),
+      std::function<ApiResult<nlohmann::json>(ApiResult<http::HttpResponse>)>(
+          [call = CallName(method, url)](ApiResult<http::HttpResponse> response) -> ApiResult<nlohmann::json> {
+            if (!response.ok()) return response.error();
+            if (response->body.empty()) return nlohmann::json::object();
+            auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+            if (j.is_discarded()) {
+              ApiError e;
+              e.call = call;
+              e.http_status = response->status;
+              e.parse_error = true;
+              e.message = "response is not JSON";
+              return e;
+            }
+            return j;
+          }));
+}
+
+Prepared<http::HttpResponse> ApiCaller::PrepareExchange(const std::string& method, const std::string& url,
+                                                        const std::optional<std::string>& body) {
   std::string call = CallName(method, url);
   const bool read = ReadOnly(method, call);
   http::HttpRequest request;
@@ -73,29 +102,19 @@ Prepared<nlohmann::json> ApiCaller::Prepare(const std::string& method, const std
   request.headers.emplace_back("Accept", "application/json");
   if (body) {
     request.headers.emplace_back("Content-Type", "application/json");
-    request.body = body->dump();
+    request.body = *body;
   }
   auto finish = [counter = counter_, method, read, call = std::move(call)](
-                    Result<http::HttpResponse> response) -> ApiResult<nlohmann::json> {
+                    Result<http::HttpResponse> response) -> ApiResult<http::HttpResponse> {
     if (!response.ok()) {
       if (counter) counter->Record(method, 0, read);
       return ApiErrorFromTransport(call, response.status());
     }
     if (counter) counter->Record(method, response->status, read);
     if (response->status < 200 || response->status >= 300) return ApiErrorFromResponse(call, *response);
-    if (response->body.empty()) return nlohmann::json::object();
-    auto j = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      ApiError e;
-      e.call = call;
-      e.http_status = response->status;
-      e.parse_error = true;
-      e.message = "response is not JSON";
-      return e;
-    }
-    return j;
+    return std::move(*response);
   };
-  return PreparedCall<nlohmann::json>{transport_, std::move(request), std::move(finish)};
+  return PreparedCall<http::HttpResponse>{transport_, std::move(request), std::move(finish)};
 }
 
 }  // namespace tpu::cloud

@@ -90,6 +90,10 @@ class ApiCaller {
   // A 2xx with an empty body yields an empty JSON object.
   ApiResult<nlohmann::json> Call(const std::string& method, const std::string& url,
                                  const std::optional<nlohmann::json>& body = std::nullopt);
+  // A GET like Call's, with the 2xx body returned as received (empty when the
+  // API sent none) for a caller that parses it itself: the list responses,
+  // read straight into our types (list_reader.h).
+  ApiResult<std::string> CallRaw(const std::string& url);
 
   // What Call() does, in two halves: the request with token and headers, and
   // the finish that counts the call and parses its answer.
@@ -99,6 +103,12 @@ class ApiCaller {
   CallCounter* counter() const { return counter_; }
 
  private:
+  // What every call shares: the request with token and headers, and the
+  // finish that counts the call and turns a non-2xx (or no response) into an
+  // ApiError. `body` nullopt: none sent.
+  Prepared<http::HttpResponse> PrepareExchange(const std::string& method, const std::string& url,
+                                               const std::optional<std::string>& body);
+
   http::HttpTransport* transport_;
   TokenProvider* tokens_;
   CallCounter* counter_;

@@ -2,6 +2,7 @@
 #include "cloud/compute_client.h"
 
 #include "cloud/compute_wire.h"
+#include "cloud/list_reader.h"
 
 namespace tpu::cloud {
 namespace {
@@ -39,37 +40,29 @@ Prepared<Operation> ComputeClient::PrepareOperation(const std::string& method, c
   return Then<Operation>(std::move(call), std::move(parse));
 }
 
-template <typename Each>
+template <typename ReadPage>
 ApiResult<bool> ComputeClient::ListAggregated(const std::string& project, const std::string& collection,
-                                              const std::string& field, const std::string& filter, Each each) {
+                                              const std::string& filter, ReadPage read_page) {
   std::string path = "projects/" + project + "/aggregated/" + collection;
   std::string page_token;
   do {
     std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) + "&returnPartialSuccess=false";
     if (!filter.empty()) url += "&filter=" + UrlEncode(filter);
     if (!page_token.empty()) url += "&pageToken=" + UrlEncode(page_token);
-    auto j = caller_->Call("GET", url);
-    if (!j.ok()) return j.error();
-    if (j->contains("items") && (*j)["items"].is_object()) {
-      for (auto& [scope, list] : (*j)["items"].items()) {
-        if (!list.is_object() || !list.contains(field) || !list[field].is_array()) continue;
-        for (const auto& item : list[field]) {
-          Status s = each(scope, item);
-          if (!s.ok()) return ParseFailure("GET " + path, s);
-        }
-      }
-    }
-    if (j->contains("unreachables") && (*j)["unreachables"].is_array() && !(*j)["unreachables"].empty()) {
+    auto body = caller_->CallRaw(url);
+    if (!body.ok()) return body.error();
+    Result<AggregatedPage> page = read_page(*body);
+    if (!page.ok()) return ParseFailure("GET " + path, page.status());
+    if (!page->unreachables.empty()) {
       // A partial list would read as deleted resources: refuse it.
       ApiError e;
       e.call = "GET " + path;
       e.http_status = 503;
       e.status = "UNAVAILABLE";
-      e.message = "aggregated list has unreachable scopes: " + (*j)["unreachables"].dump();
+      e.message = "aggregated list has unreachable scopes: " + page->unreachables;
       return e;
     }
-    page_token = j->contains("nextPageToken") && (*j)["nextPageToken"].is_string()
-                     ? (*j)["nextPageToken"].get<std::string>() : "";
+    page_token = std::move(page->next_page_token);
   } while (!page_token.empty());
   return true;
 }
@@ -152,56 +145,32 @@ Prepared<Operation> ComputeClient::PrepareResizeInstanceGroupManager(const std::
 
 ApiResult<std::vector<WorkloadPolicy>> ComputeClient::ListWorkloadPolicies(const std::string& project) {
   std::vector<WorkloadPolicy> out;
-  auto r = ListAggregated(project, "resourcePolicies", "resourcePolicies", "",
-                          [&](const std::string& scope, const json& item) -> Status {
-                            if (!IsWorkloadPolicyJson(item)) return Status::OK();
-                            auto p = WorkloadPolicyFromJson(item);
-                            if (!p.ok()) return p.status();
-                            if (p->region.empty()) p->region = LastSegment(scope);
-                            out.push_back(std::move(*p));
-                            return Status::OK();
-                          });
+  auto r = ListAggregated(project, "resourcePolicies", "",
+                          [&](std::string& body) { return ReadWorkloadPolicyPage(body, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
 
 ApiResult<std::vector<InstanceTemplate>> ComputeClient::ListInstanceTemplates(const std::string& project) {
   std::vector<InstanceTemplate> out;
-  auto r = ListAggregated(project, "instanceTemplates", "instanceTemplates", "",
-                          [&](const std::string&, const json& item) -> Status {
-                            auto t = InstanceTemplateFromJson(item);
-                            if (!t.ok()) return t.status();
-                            out.push_back(std::move(*t));
-                            return Status::OK();
-                          });
+  auto r = ListAggregated(project, "instanceTemplates", "",
+                          [&](std::string& body) { return ReadInstanceTemplatePage(body, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
 
 ApiResult<std::vector<InstanceGroupManager>> ComputeClient::ListInstanceGroupManagers(const std::string& project) {
   std::vector<InstanceGroupManager> out;
-  auto r = ListAggregated(project, "instanceGroupManagers", "instanceGroupManagers", "",
-                          [&](const std::string& scope, const json& item) -> Status {
-                            auto m = InstanceGroupManagerFromJson(item);
-                            if (!m.ok()) return m.status();
-                            if (m->zone.empty()) m->zone = LastSegment(scope);
-                            out.push_back(std::move(*m));
-                            return Status::OK();
-                          });
+  auto r = ListAggregated(project, "instanceGroupManagers", "",
+                          [&](std::string& body) { return ReadInstanceGroupManagerPage(body, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
 
 ApiResult<std::vector<Reservation>> ComputeClient::ListReservations(const std::string& project) {
   std::vector<Reservation> out;
-  auto r = ListAggregated(project, "reservations", "reservations", "",
-                          [&](const std::string& scope, const json& item) -> Status {
-                            auto res = ReservationFromJson(item, project);
-                            if (!res.ok()) return res.status();
-                            if (res->zone.empty()) res->zone = LastSegment(scope);
-                            out.push_back(std::move(*res));
-                            return Status::OK();
-                          });
+  auto r = ListAggregated(project, "reservations", "",
+                          [&](std::string& body) { return ReadReservationPage(body, project, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
@@ -219,22 +188,9 @@ ApiResult<Reservation> ComputeClient::GetReservation(const std::string& project,
 
 ApiResult<std::vector<Operation>> ComputeClient::ListOperations(const std::string& project, bool only_running) {
   std::vector<Operation> out;
-  auto r = ListAggregated(project, "operations", "operations", only_running ? "status != DONE" : "",
-                          [&](const std::string& scope, const json& item) -> Status {
-                            auto op = ComputeOperationFromJson(item, project);
-                            if (!op.ok()) return op.status();
-                            if (only_running && op->done()) return Status::OK();
-                            // Scope keys are "zones/Z", "regions/R" or "global".
-                            if (op->scope == "global" && scope != "global") {
-                              auto slash = scope.find('/');
-                              if (slash != std::string::npos) {
-                                op->scope = scope.substr(0, slash);
-                                op->location = scope.substr(slash + 1);
-                              }
-                            }
-                            out.push_back(std::move(*op));
-                            return Status::OK();
-                          });
+  auto r = ListAggregated(project, "operations", only_running ? "status != DONE" : "", [&](std::string& body) {
+    return ReadComputeOperationPage(body, project, only_running, &out);
+  });
   if (!r.ok()) return r.error();
   return out;
 }

@@ -114,11 +114,11 @@ class ComputeClient {
   }
   Prepared<Operation> PrepareOperation(const std::string& method, const std::string& path,
                                        const nlohmann::json* body);
-  // Follows nextPageToken through aggregated/<collection>, calling `each` with
-  // every element of every scope's `field` array.
-  template <typename Each>
+  // Follows nextPageToken through aggregated/<collection>, handing each page's
+  // body to `read_page` (list_reader.h), which keeps its items.
+  template <typename ReadPage>
   ApiResult<bool> ListAggregated(const std::string& project, const std::string& collection,
-                                 const std::string& field, const std::string& filter, Each each);
+                                 const std::string& filter, ReadPage read_page);
 
   ApiCaller* caller_;
   std::string root_;

@@ -2,6 +2,7 @@
 #include "cloud/gke_client.h"
 
 #include "cloud/gke_wire.h"
+#include "cloud/list_reader.h"
 
 namespace tpu::cloud {
 
@@ -13,9 +14,9 @@ std::string NodePoolRef::Path() const { return cluster.Path() + "/nodePools/" + 
 
 ApiResult<std::vector<Cluster>> GkeClient::ListClusters(const std::string& project, const std::string& location) {
   std::string path = "projects/" + project + "/locations/" + location + "/clusters";
-  auto j = caller_->Call("GET", Url(path));
-  if (!j.ok()) return j.error();
-  auto clusters = ClusterListFromJson(*j, project);
+  auto body = caller_->CallRaw(Url(path));
+  if (!body.ok()) return body.error();
+  auto clusters = ReadClusterList(*body, project);
   if (!clusters.ok()) {
     if (clusters.status().code() == Status::Code::kUnavailable) {
       // missingZones: the API answered but could not see everything; retryable.
@@ -122,9 +123,9 @@ ApiResult<Operation> GkeClient::GetOperation(const std::string& project, const s
 
 ApiResult<std::vector<Operation>> GkeClient::ListOperations(const std::string& project, const std::string& location) {
   std::string path = "projects/" + project + "/locations/" + location + "/operations";
-  auto j = caller_->Call("GET", Url(path));
-  if (!j.ok()) return j.error();
-  auto ops = GkeOperationListFromJson(*j, project);
+  auto body = caller_->CallRaw(Url(path));
+  if (!body.ok()) return body.error();
+  auto ops = ReadGkeOperationList(*body, project);
   if (!ops.ok()) return ParseFailure("GET " + path, ops.status());
   return std::move(*ops);
 }

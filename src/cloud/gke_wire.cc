@@ -14,13 +14,6 @@ constexpr const char* kKnownReasons[] = {"GCE_STOCKOUT", "ZONE_RESOURCE_POOL_EXH
                                          "ZONE_RESOURCE_POOL_EXHAUSTED", "GCE_QUOTA_EXCEEDED",
                                          "QUOTA_EXCEEDED"};
 
-std::string ReasonInText(const std::string& text) {
-  for (const char* r : kKnownReasons) {
-    if (text.find(r) != std::string::npos) return r;
-  }
-  return "";
-}
-
 json TaintsJson(const std::vector<NodeTaint>& taints) {
   json a = json::array();
   for (const auto& t : taints) a.push_back({{"key", t.key}, {"value", t.value}, {"effect", t.effect}});
@@ -58,6 +51,13 @@ json AutoscalingJson(const NodePoolAutoscaling& a) {
 }
 
 }  // namespace
+
+std::string KnownFailureReason(const std::string& text) {
+  for (const char* r : kKnownReasons) {
+    if (text.find(r) != std::string::npos) return r;
+  }
+  return "";
+}
 
 json NodePoolToJson(const NodePool& p) {
   json config = json::object();
@@ -339,7 +339,7 @@ Result<Operation> GkeOperationFromJson(const json& j, const std::string& project
   }
   // Older responses report a failure only in statusMessage.
   if (op.done() && op.error_message.empty() && op.error_code != 0) op.error_message = status_message;
-  if (op.error_reason.empty()) op.error_reason = ReasonInText(op.error_message);
+  if (op.error_reason.empty()) op.error_reason = KnownFailureReason(op.error_message);
   if (!r.ok()) return r.status();
   return op;
 }

@@ -35,6 +35,8 @@ Result<std::vector<Cluster>> ClusterListFromJson(const nlohmann::json& j, const 
 // nodepoolConditions[].code / error.details[].reason, or a known stockout word
 // in the message.
 Result<Operation> GkeOperationFromJson(const nlohmann::json& j, const std::string& project = "");
+// The stockout or quota word a failure's text names (GCE_STOCKOUT, …), or "".
+std::string KnownFailureReason(const std::string& text);
 nlohmann::json GkeOperationToJson(const Operation& op);
 // ListOperationsResponse {"operations": [...]}.
 Result<std::vector<Operation>> GkeOperationListFromJson(const nlohmann::json& j,

@@ -107,6 +107,7 @@ struct NodePool {
   std::string status_message;
   std::string self_link;
   std::vector<std::string> instance_group_urls;
+  bool operator==(const NodePool&) const = default;
 };
 
 // An in-place node pool update (PUT …/nodePools/N, UpdateNodePoolRequest).
@@ -141,6 +142,7 @@ struct Cluster {
   // releaseChannel.channel: REGULAR, RAPID, STABLE, EXTENDED; "" when the
   // cluster is in none (a channel refuses management.autoUpgrade false).
   std::string release_channel;
+  bool operator==(const Cluster&) const = default;
 };
 
 // A Compute workload policy (resourcePolicies with workloadPolicy), regional.
@@ -153,6 +155,7 @@ struct WorkloadPolicy {
   std::string status;                // READY, CREATING, DELETING …
   std::string self_link;
   std::string accelerator_topology_mode;  // AUTO_CONNECT | PROVISION_ONLY | "" (the API's default, AUTO_CONNECT)
+  bool operator==(const WorkloadPolicy&) const = default;
 };
 
 // A Compute instance template (global). Immutable once created.
@@ -172,6 +175,7 @@ struct InstanceTemplate {
   std::string self_link;
   std::string on_host_maintenance;          // TERMINATE for TPU VMs (they cannot live-migrate)
   std::string instance_termination_action;  // DELETE (reservation-bound), STOP (spot), ""
+  bool operator==(const InstanceTemplate&) const = default;
 };
 
 // InstanceGroupManager.currentActions: how many of the group's instances
@@ -199,6 +203,7 @@ struct InstanceGroupManager {
   std::string status;              // isStable etc. summarised: STABLE | UPDATING
   std::string self_link;
   MigCurrentActions current_actions;  // live only
+  bool operator==(const InstanceGroupManager&) const = default;
 };
 
 // One instance of a managed instance group (listManagedInstances).
@@ -236,6 +241,7 @@ struct Reservation {
   std::string deployment_type;        // DENSE | "" (not said)
   int block_count = 0;                // resourceStatus.reservationBlockCount, 0 = not said
   std::string self_link;
+  bool operator==(const Reservation&) const = default;
   int free_count() const { return count > in_use_count ? count - in_use_count : 0; }
   // "projects/OWNER/reservations/NAME", the form another project names it by.
   std::string shared_name() const { return "projects/" + project + "/reservations/" + name; }
@@ -259,6 +265,7 @@ struct Operation {
   std::string error_reason;      // e.g. GCE_STOCKOUT, ZONE_RESOURCE_POOL_EXHAUSTED
   bool done() const { return status == "DONE"; }
   bool failed() const { return done() && (error_code != 0 || !error_message.empty()); }
+  bool operator==(const Operation&) const = default;
 };
 
 // Everything one refresh of a project saw.

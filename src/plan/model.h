@@ -20,6 +20,7 @@
 
 #include "cloud/types.h"
 #include "manifest/types.h"
+#include "plan/body.h"
 
 namespace tpu::plan {
 
@@ -142,11 +143,13 @@ struct Action {
   bool ladder_move = false;
 
   // Desired bodies (exactly one set for create/update/resize/replace, matching
-  // resource.kind). Node pools carry the ownership markers already.
-  std::optional<cloud::NodePool> node_pool;
-  std::optional<cloud::WorkloadPolicy> workload_policy;
-  std::optional<cloud::InstanceTemplate> instance_template;
-  std::optional<cloud::InstanceGroupManager> instance_group_manager;
+  // resource.kind; a delete's is the live resource; a noop's only when
+  // PlanOptions::noop_bodies). Node pools carry the ownership markers already.
+  // Bodies (body.h), not optionals: an Action without one stays small.
+  Body<cloud::NodePool> node_pool;
+  Body<cloud::WorkloadPolicy> workload_policy;
+  Body<cloud::InstanceTemplate> instance_template;
+  Body<cloud::InstanceGroupManager> instance_group_manager;
 
   bool changes_something() const { return kind != ActionKind::kNoop; }
   bool destructive() const { return kind == ActionKind::kDelete || kind == ActionKind::kReplace; }

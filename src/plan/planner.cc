@@ -24,6 +24,22 @@ const cloud::ProjectState* FindProject(const cloud::LiveState& live, const std::
   return it == live.projects.end() ? nullptr : &it->second;
 }
 
+// What every planned target gets last. A noop's body has served its diff:
+// kept only for a plan written as JSON (PlanOptions::noop_bodies).
+void FinishTarget(TargetPlan* t, const cloud::ProjectState* live, const PlanOptions& o) {
+  AddCapacityShapes(t, live);
+  if (!o.noop_bodies) {
+    for (Action& a : t->actions) {
+      if (a.kind != ActionKind::kNoop) continue;
+      a.node_pool.reset();
+      a.workload_policy.reset();
+      a.instance_template.reset();
+      a.instance_group_manager.reset();
+    }
+  }
+  t->actions.shrink_to_fit();  // a fleet's worth of targets: no spare room in each
+}
+
 }  // namespace
 
 std::vector<std::string> ProjectsToRefresh(const manifest::Repo& repo, const PlanOptions& options) {
@@ -52,7 +68,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     TargetPlanner planner(t.project, t.cluster, FindProject(live, t.project), options);
     plan.targets.push_back(planner.Plan(t));
     if (plan.targets.back().executable()) CheckReservations(plan.targets.back(), live, &t);
-    AddCapacityShapes(&plan.targets.back(), FindProject(live, t.project));
+    FinishTarget(&plan.targets.back(), FindProject(live, t.project), options);
   }
 
   // Targets whose directory vanished: owned node pools in a cluster no
@@ -80,7 +96,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     std::string project = key.substr(0, slash);
     TargetPlanner planner(project, key.substr(slash + 1), FindProject(live, project), options);
     plan.targets.push_back(planner.PlanVanished());
-    AddCapacityShapes(&plan.targets.back(), FindProject(live, project));
+    FinishTarget(&plan.targets.back(), FindProject(live, project), options);
   }
   std::sort(plan.targets.begin(), plan.targets.end(),
             [](const TargetPlan& a, const TargetPlan& b) { return a.key < b.key; });

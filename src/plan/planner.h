@@ -32,6 +32,10 @@ struct PlanOptions {
   // Plan::live_fingerprints, which only a saved plan needs (`apply FILE`
   // checks them); the daemon never saves one and skips the cost.
   bool fingerprint_live = true;
+  // A noop action's desired body, which only a plan written as JSON shows
+  // (docs/plan-json.md): without it a plan that is only shown or applied holds
+  // no second copy of the fleet beside the live state and the manifests.
+  bool noop_bodies = true;
   // Slices `watch` moves back up their capacity ladder in this pass
   // (ladder.h): "project/cluster/slot" → the rung to move to. A slice whose
   // pool is on a worse rung gets a create-before-delete replace to it.

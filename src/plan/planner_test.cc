@@ -48,6 +48,37 @@ TEST(PlannerTest, InSyncIsAllNoop) {
   EXPECT_EQ(plan.Summarize().noop, 7) << "6 pools and one workload policy";
 }
 
+// A plan only shown or applied keeps no noop's body: the fleet is held once,
+// as live state. The changes keep theirs; the same plan is otherwise unchanged.
+TEST(PlannerTest, NoopsKeepTheirBodiesOnlyForJson) {
+  manifest::Target t = MakeTarget();
+  t.pools.push_back(MakePool("train", "v5p", "2x2x4", 2));
+  t.pools.push_back(MakePool("big", "v7x", "4x4x4"));
+  cloud::LiveState live = InSync(t);
+  t.pools[0].slices = 3;  // one create beside the noops
+  Plan with = ComputePlan(RepoOf({t}), live, {});
+  PlanOptions lean;
+  lean.noop_bodies = false;
+  Plan without = ComputePlan(RepoOf({t}), live, lean);
+  ASSERT_EQ(Steps(with.targets[0]), Steps(without.targets[0]));
+  EXPECT_EQ(with.Summarize(), without.Summarize());
+  int noops = 0;
+  for (size_t i = 0; i < with.targets[0].actions.size(); ++i) {
+    const Action& a = with.targets[0].actions[i];
+    const Action& b = without.targets[0].actions[i];
+    EXPECT_TRUE(a.node_pool || a.workload_policy) << a.resource.Id() << ": JSON shows every body";
+    if (a.kind == ActionKind::kNoop) {
+      ++noops;
+      EXPECT_FALSE(b.node_pool || b.workload_policy || b.instance_template || b.instance_group_manager)
+          << b.resource.Id();
+    } else {
+      EXPECT_TRUE(a.node_pool == b.node_pool) << b.resource.Id();
+      EXPECT_TRUE(b.node_pool) << b.resource.Id();
+    }
+  }
+  EXPECT_EQ(noops, 4) << "3 pools and the workload policy";
+}
+
 TEST(PlannerTest, Tpu7xPolicyIsCreatedFirstAndPoolsDependOnIt) {
   manifest::Target t = MakeTarget();
   t.pools.push_back(MakePool("big", "v7x", "4x4x4", 2));

@@ -106,6 +106,7 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live, const m
       use(*r).frees += a.blast.hosts_destroyed - (a.kind == ActionKind::kReplace ? 0 : a.blast.hosts_created);
   }
   std::vector<Action> kept;
+  kept.reserve(target.actions.size());
   std::set<std::string> blocked_ids;
   for (auto& a : target.actions) {
     const int grows = a.kind == ActionKind::kReplace ? a.blast.hosts_created

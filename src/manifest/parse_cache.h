@@ -34,6 +34,8 @@ class ParseCache {
   // For the loader. REQUIRES: BeginLoad() ... EndLoad() around each load.
   void BeginLoad();
   std::shared_ptr<const ParsedFile> Find(const std::string& id);
+  // Whether `id` is cached, without marking it used or counting a hit.
+  bool Contains(const std::string& id) const { return entries_.count(id) > 0; }
   void Insert(const std::string& id, std::shared_ptr<const ParsedFile> file);
   void CountParse() { ++parses_; ++last_parses_; }
   // Keeps `id` for this load without counting a hit (a carried-over target's file).

@@ -5,6 +5,7 @@
 #include "manifest/file_parser.h"
 
 #include <algorithm>
+#include <system_error>
 
 namespace tpu::manifest {
 
@@ -33,12 +34,17 @@ FileParser::FileParser(const Tree& tree, std::vector<std::string> paths, const F
   for (size_t i = 0; i < paths_.size(); ++i) done_[i].store(false, std::memory_order_relaxed);
   size_t wanted = threads > 0 ? static_cast<size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
   wanted = std::min(wanted, files_.size() / kMinFilesPerThread);
-  for (size_t w = 1; w < wanted; ++w)  // the loader's thread is the first
-    workers_.emplace_back([this] {
-      SchemaChecker checker;
-      while (ParseNext(checker)) {
-      }
-    });
+  for (size_t w = 1; w < wanted; ++w) {  // the loader's thread is the first
+    try {
+      workers_.emplace_back([this] {
+        SchemaChecker checker;
+        while (ParseNext(checker)) {
+        }
+      });
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones started (or Get's caller alone) parse everything
+    }
+  }
 }
 
 FileParser::~FileParser() {

@@ -4,7 +4,8 @@
 // the file's path (parsed_file.h), so a renamed file is not re-parsed either.
 //
 // Entries not used by the latest load are dropped at its end, so the cache
-// holds one repository's worth of files. Not thread-safe: one load at a time.
+// holds one repository's worth of files. Not thread-safe: one load at a time;
+// a load that parses on every core uses it from its calling thread only.
 //
 // For LoadRepoIncremental (loader.h) it also keeps the latest Repo and, per
 // target directory, the listing it was built from, so a target whose listing

@@ -1,10 +1,12 @@
 // Scenario 2: reading and validating the fleet's repo with the project's loader
-// (DiskTree + LoadRepo, no cache: a cold load) against the bare yaml-cpp parse
-// of the same files (read + YAML::LoadAll, nothing else): the library's own
-// limit. Both in this process, alternated, median of the runs.
+// (DiskTree + LoadRepo, no cache: a cold load, parsing on every core) against
+// the bare single-thread yaml-cpp parse of the same files (read + YAML::LoadAll,
+// nothing else): the library's own limit on one core. Both in this process,
+// alternated, median of the runs.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <yaml-cpp/yaml.h>
 
@@ -62,7 +64,9 @@ void RunManifestLoad(const BenchContext& ctx, Results* out) {
     }
     errors = repo.AllErrors().size();
   }
-  const std::string note = "median of " + std::to_string(runs) + " runs; " + std::to_string(pools) +
+  const std::string note = "median of " + std::to_string(runs) + " runs; loader on all " +
+                           std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+                           " cores, bare parse on one; " + std::to_string(pools) +
                            " TPUNodePools + " + std::to_string(groups) + " TPUNodeGroups, " +
                            std::to_string(errors) + " errors; bare parse saw " +
                            std::to_string(docs) + " documents";
@@ -70,8 +74,8 @@ void RunManifestLoad(const BenchContext& ctx, Results* out) {
   out->Add(sc, "loader: read + validate", l, "s", note);
   out->Add(sc, "bare yaml-cpp parse of the same files", b, "s", note);
   auto& r = out->Add(sc, "loader / bare parse", l && b && *b > 0 ? std::optional<double>(*l / *b) : std::nullopt, "×");
-  r.target = "≤ 1.5×";
-  if (r.value) r.met = *r.value <= 1.5;
+  r.target = "≤ 0.7× (all cores)";
+  if (r.value) r.met = *r.value <= 0.7;
 }
 
 }  // namespace tpu::bench

@@ -18,6 +18,7 @@ namespace tpu::catalog {
 struct MachineType {
   std::string name;  // "ct5lp-hightpu-4t"
   int chips_per_vm = 0;
+  bool operator==(const MachineType&) const = default;
 };
 
 // How a multi-host slice of a generation is placed.
@@ -57,6 +58,7 @@ struct Shape {
   int vms = 0;               // nodes per slice
   bool multi_host = false;
   Placement placement = Placement::kNone;
+  bool operator==(const Shape&) const = default;  // the same generation object
 };
 
 // All generations, in release order.

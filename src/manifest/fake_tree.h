@@ -1,9 +1,11 @@
 // FakeTree: an in-memory Tree for loader tests, after Ninja's VirtualFileSystem:
 // files are path → bytes, ids are git blob ids of the bytes, and every Read is
-// recorded so a test can assert what was (not) read.
+// recorded so a test can assert what was (not) read. Reads may come from
+// several threads (tree.h); Write, Remove and Link only between loads.
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,6 +54,7 @@ class FakeTree : public Tree {
   }
 
   Result<std::string> Read(const std::string& path) const override {
+    std::lock_guard lock(reads_mu_);
     reads.push_back(path);
     auto it = files_.find(path);
     if (it == files_.end()) return Status::NotFound(path);
@@ -60,11 +63,12 @@ class FakeTree : public Tree {
 
   std::string Describe() const override { return "fake tree"; }
 
-  mutable std::vector<std::string> reads;
+  mutable std::vector<std::string> reads;  // several threads' reads come in any order
 
  private:
   std::map<std::string, std::string> files_;
   std::map<std::string, std::string> links_;
+  mutable std::mutex reads_mu_;
 };
 
 }  // namespace tpu::manifest

@@ -1,11 +1,13 @@
 // LoadRepo: walks deploy/<project>/<cluster>/, reports what sits outside that
-// layout, gets each manifest's ParsedFile (from the cache or by parsing), and
-// hands each target's files to AddFileToTarget (target_builder.h).
+// layout and lists the files the cache lacks; then, while FileParser parses
+// those on every core, hands each target's files, in order, to TargetBuilder.
 #include "manifest/loader.h"
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "manifest/file_parser.h"
 #include "manifest/names.h"
 #include "manifest/target_builder.h"
 
@@ -23,6 +25,11 @@ bool IsYaml(const std::string& name) {
 }
 
 bool Hidden(const std::string& name) { return !name.empty() && name[0] == '.'; }
+
+// A file the loader parses (unless it is over the size limit).
+bool IsManifest(const TreeEntry& e) {
+  return e.kind == TreeEntry::Kind::kFile && IsYaml(e.name) && !Hidden(e.name);
+}
 
 Error FileError(const std::string& file, std::string message) { return Error{{file, 0, 0}, "", std::move(message)}; }
 
@@ -74,6 +81,7 @@ class Loader {
       if (e.kind == TreeEntry::Kind::kDirectory) LoadProject(e.name);
       else Stray(e, path, nullptr);
     }
+    AssembleTargets();
     if (!std::is_sorted(repo_.targets.begin(), repo_.targets.end(), KeyLess))
       std::sort(repo_.targets.begin(), repo_.targets.end(), KeyLess);
     return std::move(repo_);
@@ -123,16 +131,41 @@ class Loader {
         continue;
       }
       if (previous_ && CarryOver(t.dir, e.id, *listed)) continue;
-      reusable_ = true;
-      LoadTarget(&t, *listed);
-      if (previous_) {
-        ParseCache::Listing& l = listings_[t.dir];
-        l = Describe(t.dir, *listed);
-        l.dir_id = e.id;
-        l.reusable = reusable_;
-      }
+      QueueParses(t.dir, *listed);
+      unbuilt_.push_back({repo_.targets.size(), std::move(*listed), e.id});
       repo_.targets.push_back(std::move(t));
     }
+  }
+
+  // The files of a target to be built that the cache cannot give: the same
+  // choice Parse() makes, taken ahead so FileParser can parse them meanwhile.
+  // A content id seen twice is parsed once: the second file hits the cache
+  // entry the first one makes.
+  void QueueParses(const std::string& dir, const std::vector<TreeEntry>& entries) {
+    for (const auto& e : entries) {
+      if (!IsManifest(e) || e.size > options_.max_file_bytes) continue;
+      if (cache_ && !e.id.empty() && (cache_->Contains(e.id) || !queued_ids_.insert(e.id).second)) continue;
+      to_parse_.push_back(dir + "/" + e.name);
+    }
+  }
+
+  // Builds the targets the walk left unbuilt, in walk order, as their files
+  // come out of FileParser.
+  void AssembleTargets() {
+    FileParser parser(tree_, std::move(to_parse_), Limits(), options_.threads);
+    parser_ = &parser;
+    for (Unbuilt& u : unbuilt_) {
+      Target& t = repo_.targets[u.index];
+      reusable_ = true;
+      LoadTarget(&t, u.entries);
+      if (previous_) {
+        ParseCache::Listing& l = listings_[t.dir];
+        l = Describe(t.dir, u.entries);
+        l.dir_id = u.dir_id;
+        l.reusable = reusable_;
+      }
+    }
+    parser_ = nullptr;
   }
 
   static ParseCache::Listing Describe(const std::string& dir, const std::vector<TreeEntry>& entries) {
@@ -198,7 +231,7 @@ class Loader {
     TargetBuilder builder(t);
     for (const auto& e : entries) {
       std::string path = t->dir + "/" + e.name;
-      if (e.kind != TreeEntry::Kind::kFile || !IsYaml(e.name) || Hidden(e.name)) {
+      if (!IsManifest(e)) {
         if (e.kind != TreeEntry::Kind::kFile) Stray(e, path, t);
         continue;
       }
@@ -214,35 +247,53 @@ class Loader {
   }
 
   std::shared_ptr<const ParsedFile> Parse(const TreeEntry& e, const std::string& path, Target* t) {
+    // Files come in QueueParses' order, so a queued file is the next one queued.
+    const bool queued = next_queued_ < parser_->size() && parser_->path(next_queued_) == path;
+    const size_t slot = queued ? next_queued_++ : 0;
     if (e.id.empty()) reusable_ = false;  // cannot tell next time whether it changed
     if (cache_ && !e.id.empty())
       if (auto hit = cache_->Find(e.id)) return hit;
-    auto bytes = tree_.Read(path);
-    if (!bytes.ok()) {
-      reusable_ = false;  // perhaps transient: read it again next time
-      t->errors.push_back(FileError(path, bytes.status().message()));
+    // Not queued: a second file with the content id of one that failed to read.
+    FileParse parse = queued ? std::move(parser_->Get(slot)) : ParseFile(tree_, path, Limits(), Checker());
+    if (!parse.parsed) {
+      if (parse.read_failed) reusable_ = false;  // perhaps transient: read it again next time
+      t->errors.push_back(FileError(path, std::move(parse.error)));
       return nullptr;
     }
-    if (bytes->size() > options_.max_file_bytes) {  // grew since it was listed
-      t->errors.push_back(FileError(path, "file is " + std::to_string(bytes->size()) + " bytes; expected at most " +
-                                              std::to_string(options_.max_file_bytes)));
-      return nullptr;
-    }
-    if (!checker_) checker_ = std::make_unique<SchemaChecker>();
-    YamlLimits limits;
-    limits.max_alias_expansion = options_.max_alias_expansion;
-    auto parsed = std::make_shared<const ParsedFile>(ParseManifestFile(*bytes, limits, *checker_));
     if (cache_) {
       cache_->CountParse();
-      if (!e.id.empty()) cache_->Insert(e.id, parsed);
+      if (!e.id.empty()) cache_->Insert(e.id, parse.parsed);
     }
-    return parsed;
+    return std::move(parse.parsed);
+  }
+
+  FileParseLimits Limits() const {
+    FileParseLimits limits;
+    limits.max_file_bytes = options_.max_file_bytes;
+    limits.yaml.max_alias_expansion = options_.max_alias_expansion;
+    return limits;
+  }
+
+  SchemaChecker& Checker() {
+    if (!checker_) checker_ = std::make_unique<SchemaChecker>();
+    return *checker_;
   }
 
   const Tree& tree_;
   const LoadOptions& options_;
   ParseCache* cache_;
-  std::unique_ptr<SchemaChecker> checker_;  // made on the first parse; cache hits need none
+  std::unique_ptr<SchemaChecker> checker_;  // for a file parsed outside FileParser; rarely made
+  // Targets listed by the walk and built once their files are parsed (AssembleTargets).
+  struct Unbuilt {
+    size_t index;  // in repo_.targets
+    std::vector<TreeEntry> entries;
+    std::string dir_id;
+  };
+  std::vector<Unbuilt> unbuilt_;
+  std::vector<std::string> to_parse_;            // QueueParses' files, in walk order
+  std::unordered_set<std::string> queued_ids_;   // their content ids
+  FileParser* parser_ = nullptr;                 // during AssembleTargets
+  size_t next_queued_ = 0;                       // parser_'s next file for Parse()
   Repo repo_;
   Repo* previous_;
   std::unordered_map<std::string, ParseCache::Listing>* previous_listings_;

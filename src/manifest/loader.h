@@ -9,7 +9,8 @@
 // A target (one cluster directory) with any error is blocked (Target::errors);
 // errors that belong to no target (a manifest directly in deploy/, a missing
 // deploy/) go to Repo::errors. Never throws; never reads through a symlink that
-// leaves the repo; never reads a file over the size limit.
+// leaves the repo; never reads a file over the size limit. Files are parsed on
+// every core (LoadOptions::threads), so the Tree is read from several threads.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,10 @@ struct LoadOptions {
   uint64_t max_file_bytes = 1 << 20;
   // See YamlLimits. REQUIRES: the same limits for every load that shares a cache.
   uint64_t max_alias_expansion = 10000;
+  // Threads that parse files, the calling one included; 0: one per core.
+  // Few files get no extra thread whatever this says (FileParser). The result
+  // is the same for any count.
+  int threads = 0;
 };
 
 Repo LoadRepo(const Tree& tree, const LoadOptions& options = {}, ParseCache* cache = nullptr);

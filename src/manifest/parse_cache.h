@@ -4,7 +4,8 @@
 // the file's path (parsed_file.h), so a renamed file is not re-parsed either.
 //
 // Entries not used by the latest load are dropped at its end, so the cache
-// holds one repository's worth of files. Not thread-safe: one load at a time.
+// holds one repository's worth of files. Not thread-safe: one load at a time;
+// a load that parses on every core uses it from its calling thread only.
 //
 // For LoadRepoIncremental (loader.h) it also keeps the latest Repo and, per
 // target directory, the listing it was built from, so a target whose listing
@@ -34,6 +35,8 @@ class ParseCache {
   // For the loader. REQUIRES: BeginLoad() ... EndLoad() around each load.
   void BeginLoad();
   std::shared_ptr<const ParsedFile> Find(const std::string& id);
+  // Whether `id` is cached, without marking it used or counting a hit.
+  bool Contains(const std::string& id) const { return entries_.count(id) > 0; }
   void Insert(const std::string& id, std::shared_ptr<const ParsedFile> file);
   void CountParse() { ++parses_; ++last_parses_; }
   // Keeps `id` for this load without counting a hit (a carried-over target's file).

@@ -7,6 +7,9 @@
 // ids (git blob ids; for disk, a digest of the bytes) so parsed files can be cached
 // by id across loads.
 //
+// Thread-safety: List and Read may be called from several threads at once (the
+// loader reads files on every core, manifest/file_parser.h).
+//
 // Symbolic links: a tree follows links whose target stays inside the repo and
 // reports them as what they point to; a link that leaves the repo, dangles or
 // loops is listed as kSymlink and never read through (the loader reports it).

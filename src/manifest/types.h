@@ -19,6 +19,7 @@ struct SourceLocation {
   std::string file;
   int line = 0;
   int column = 0;
+  bool operator==(const SourceLocation&) const = default;
 };
 
 // One manifest error: "file:line:column: field.path: what was expected".
@@ -27,6 +28,7 @@ struct Error {
   std::string field;    // e.g. "spec.topology"; empty for file-level errors
   std::string message;  // what is wrong and what was expected
   std::string ToString() const;
+  bool operator==(const Error&) const = default;
 };
 
 using StringMap = std::map<std::string, std::string>;
@@ -63,6 +65,7 @@ struct NodeConfig {
   std::optional<std::string> image_type;
   std::optional<std::vector<std::string>> tags;
   std::optional<StringMap> metadata;
+  bool operator==(const NodeConfig&) const = default;
 };
 
 // spec.autoscaling. Single-host pools: min..max nodes. Multi-host pools: the
@@ -71,6 +74,7 @@ struct Autoscaling {
   bool enabled = true;
   int min_node_count = 0;
   int max_node_count = 0;
+  bool operator==(const Autoscaling&) const = default;
 };
 
 // spec.management. A field left out is not sent: GKE's default applies
@@ -81,6 +85,7 @@ struct Management {
   std::optional<bool> auto_repair;
   std::optional<bool> auto_upgrade;
   SourceLocation auto_upgrade_at;  // the autoUpgrade key (file stamped with the pool's)
+  bool operator==(const Management&) const = default;
 };
 
 // The tpu-provisioner.io/* annotations.
@@ -88,6 +93,7 @@ struct Annotations {
   bool prevent_destroy = false;  // prevent-destroy: "true"
   bool abandon = false;          // deletion-policy: abandon
   bool adopt = false;            // adopt: "true"
+  bool operator==(const Annotations&) const = default;
 };
 
 // kind: TPUNodePool. One GKE node pool per slice, named `<name>-<i>`.
@@ -118,6 +124,7 @@ struct TPUNodePool {
   std::string PoolName(int index) const { return name + "-" + std::to_string(index); }
   // Its nodes come and go with the autoscaler (a multi-host one as a whole).
   bool autoscaled() const { return autoscaling && autoscaling->enabled; }
+  bool operator==(const TPUNodePool&) const = default;
 };
 
 enum class ProvisioningModel { kStandard, kSpot, kReservationBound };
@@ -151,15 +158,18 @@ struct TPUNodeGroup {
     std::vector<std::string> service_accounts;
     std::vector<std::string> network_tags;
     StringMap metadata;
+    bool operator==(const InstanceConfig&) const = default;
   };
   std::optional<InstanceConfig> instance_config;
   std::string instance_template_uri;
   struct BootstrapKubernetes {
     std::string version;
     std::string control_plane_ip;
+    bool operator==(const BootstrapKubernetes&) const = default;
   };
   std::optional<BootstrapKubernetes> bootstrap_kubernetes;
   Annotations annotations;
+  bool operator==(const TPUNodeGroup&) const = default;
 };
 
 enum class ReplaceStrategy { kDeleteBeforeCreate, kCreateBeforeDelete };
@@ -173,6 +183,7 @@ struct KueuePolicy {
   bool ready_mode = false;         // mode: ready (quota follows Ready nodes), else declared
   std::string flavor_name;         // ResourceFlavor name template; "" = the default
   std::string scale_down_timeout;  // "30m"; "" = the default (1h)
+  bool operator==(const KueuePolicy&) const = default;
 };
 
 // spec.demand of a Cluster (docs/architecture.md, "Beside Kueue"): what may be provisioned for JobSets'
@@ -200,6 +211,7 @@ struct DemandPolicy {
   std::string boot_disk_kms_key;          // "" = Google-managed
   std::vector<std::string> pod_labels_to_nodes;
   std::string tpu_resource = "google.com/tpu";
+  bool operator==(const DemandPolicy&) const = default;
 };
 
 // spec.drift: what the daemon does about changes made behind git's back.
@@ -224,6 +236,7 @@ struct ChangeWindow {
   std::string time_zone = "UTC";  // IANA name (/usr/share/zoneinfo)
   std::string start, end;    // RFC 3339, a range window
   SourceLocation where;
+  bool operator==(const ChangeWindow&) const = default;
 };
 
 // kind: Cluster (cluster.yaml, optional). Defaults as README, "Manifest reference".
@@ -240,6 +253,7 @@ struct ClusterPolicy {
   std::vector<ChangeWindow> change_windows;
   bool declared = false;  // a cluster.yaml exists
   SourceLocation where;
+  bool operator==(const ClusterPolicy&) const = default;
 };
 
 // A directory deploy/<project>/<cluster>/ and everything declared in it.
@@ -253,6 +267,7 @@ struct Target {
   std::vector<Error> errors;  // any error blocks the whole target
   bool blocked() const { return !errors.empty(); }
   std::string Key() const { return project + "/" + cluster; }
+  bool operator==(const Target&) const = default;
 };
 
 // Everything one load of a repository produced.
@@ -261,6 +276,7 @@ struct Repo {
   std::vector<Error> errors;    // errors that belong to no target (files outside the layout)
   // All errors, target errors included, in file order.
   std::vector<Error> AllErrors() const;
+  bool operator==(const Repo&) const = default;
 };
 
 }  // namespace tpu::manifest

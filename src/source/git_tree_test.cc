@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "manifest/loader.h"
 #include "source/git_fixture.h"
 #include "source/git_repo.h"
 
@@ -168,6 +169,32 @@ TEST_F(GitTreeTest, MissingBlobIsCorruptionNotAbsence) {
     EXPECT_EQ(s.code(), Status::Code::kInternal) << s.ToString();
     EXPECT_THAT(s.message(), HasSubstr(context + ": corrupt or missing object: "));
   }
+}
+
+// The loader reads a git tree from every core (manifest/file_parser.h); the
+// reads are serialised on the repository, and the result is the one thread's.
+TEST_F(GitTreeTest, LoadedOnEveryCoreAsOnOne) {
+  for (int c = 0; c < 6; ++c)
+    for (int p = 0; p < 20; ++p) {
+      const std::string name = "pool-" + std::to_string(c) + "-" + std::to_string(p);
+      const std::string extra = p % 7 == 3 ? "  slices: zero\n" : "  slices: " + std::to_string(1 + p % 3) + "\n";
+      WriteFile(dir_.path() / ("deploy/my-project/c" + std::to_string(c) + "/p" + std::to_string(p) + ".yaml"),
+                "apiVersion: tpu-provisioner.io/v1alpha1\nkind: TPUNodePool\nmetadata:\n  name: " + name +
+                    "\nspec:\n  accelerator: v5e\n  topology: 4x8\n" + extra);
+    }
+  std::string head = CommitAll(dir_.path(), "fleet");
+  Result<GitTree> tree = Open().Tree(head);
+  ASSERT_TRUE(tree.ok());
+  manifest::LoadOptions one, many;
+  one.threads = 1;
+  many.threads = 4;
+  manifest::Repo serial = manifest::LoadRepo(*tree, one);
+  manifest::Repo parallel = manifest::LoadRepo(*tree, many);
+  ASSERT_EQ(serial.targets.size(), 6u);
+  EXPECT_TRUE(serial.targets[0].blocked()) << "slices: zero";
+  EXPECT_EQ(serial.targets[0].errors.size(), 3u);
+  EXPECT_EQ(serial.targets[0].pools.size(), 17u);
+  EXPECT_TRUE(parallel == serial);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace tpu::http {
 namespace {
 
 // Idle connections kept for reuse, over all hosts.
-constexpr long kMaxConnects = 256;
+constexpr long kLoopMaxConnects = 256;
 // How often the loop looks at cancel tokens while transfers run: a token
 // wakes the loop by shutting its sockets down, but a transfer still resolving
 // or connecting has none yet.
@@ -49,7 +49,7 @@ CurlMultiLoop::CurlMultiLoop(CurlTransportOptions options, long max_host_connect
   internal::GlobalInitOnce();
   handles_->multi = curl_multi_init();
   curl_multi_setopt(handles_->multi, CURLMOPT_MAX_HOST_CONNECTIONS, max_host_connections);
-  curl_multi_setopt(handles_->multi, CURLMOPT_MAXCONNECTS, kMaxConnects);
+  curl_multi_setopt(handles_->multi, CURLMOPT_MAXCONNECTS, kLoopMaxConnects);
   curl_multi_setopt(handles_->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
   handles_->share = curl_share_init();
   curl_share_setopt(handles_->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);

@@ -75,6 +75,9 @@ Status KubeApiServer::Start(int port) {
   server_ = std::make_unique<httplib::Server>();
   // Each open watch holds a thread for as long as it streams.
   server_->new_task_queue = [] { return new httplib::ThreadPool(64); };
+  // No Nagle: a response's body would wait for the client's delayed ACK of
+  // its headers (sim/cloud_emulator.cc says more).
+  server_->set_tcp_nodelay(true);
   auto handler = [this](const httplib::Request& req, httplib::Response& res) { Route(req, res); };
   for (const char* pattern : {R"(/api(/.*)?)", R"(/apis(/.*)?)", R"(/version)"}) {
     server_->Get(pattern, handler);

@@ -364,16 +364,7 @@ Status ReadComputeOperation(Value& v, std::string_view scope, const std::string&
       });
     }
   });
-  if (!zone.empty()) {
-    op.scope = "zones";
-    op.location = LastSegment(zone);
-  } else if (!region.empty()) {
-    op.scope = "regions";
-    op.location = LastSegment(region);
-  } else {
-    op.scope = "global";
-  }
-  op.project = project.empty() ? SegmentAfter(op.self_link, "projects") : project;
+  SetOperationScope(zone, region, project, &op);
   if (has_error) {
     if (op.error_message.empty()) {
       r.Adopt(message_reader);

@@ -32,6 +32,20 @@ std::string SegmentAfter(const std::string& url, const std::string& key) {
   return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
+void SetOperationScope(const std::string& zone, const std::string& region, const std::string& project,
+                       Operation* op) {
+  if (!zone.empty()) {
+    op->scope = "zones";
+    op->location = LastSegment(zone);
+  } else if (!region.empty()) {
+    op->scope = "regions";
+    op->location = LastSegment(region);
+  } else {
+    op->scope = "global";
+  }
+  op->project = project.empty() ? SegmentAfter(op->self_link, "projects") : project;
+}
+
 json WorkloadPolicyToJson(const WorkloadPolicy& p) {
   json wp = {{"type", p.type}};
   if (!p.accelerator_topology.empty()) wp["acceleratorTopology"] = p.accelerator_topology;
@@ -312,16 +326,7 @@ Result<Operation> ComputeOperationFromJson(const json& j, const std::string& pro
   std::string zone, region;
   r.String(j, "zone", &zone);
   r.String(j, "region", &region);
-  if (!zone.empty()) {
-    op.scope = "zones";
-    op.location = LastSegment(zone);
-  } else if (!region.empty()) {
-    op.scope = "regions";
-    op.location = LastSegment(region);
-  } else {
-    op.scope = "global";
-  }
-  op.project = project.empty() ? SegmentAfter(op.self_link, "projects") : project;
+  SetOperationScope(zone, region, project, &op);
   r.Int(j, "httpErrorStatusCode", &op.error_code);
   if (const json* e = r.Object(j, "error")) {
     if (const json* errors = r.Array(*e, "errors"); errors && !errors->empty()) {

@@ -53,5 +53,9 @@ nlohmann::json ComputeOperationToJson(const Operation& op);
 std::string LastSegment(const std::string& url);
 // The segment after `key` in a URL path ("…/projects/p/zones/z", "projects" → "p").
 std::string SegmentAfter(const std::string& url, const std::string& key);
+// An operation's scope and location from its `zone` or `region` URL (neither:
+// global), and its project (`project`, else its selfLink's).
+void SetOperationScope(const std::string& zone, const std::string& region, const std::string& project,
+                       Operation* op);
 
 }  // namespace tpu::cloud

@@ -40,6 +40,9 @@ class KueuePort {
   virtual Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired,
                                                         const kueue::KueueConfig& config,
                                                         const std::vector<kueue::PoolRemoval>& removals) = 0;
+  // Releases the hold a CheckScaleDown that said wait put on the queue, for
+  // a removal given up instead of waited for.
+  virtual Status ReleaseHold() { return Status::OK(); }
   // DWS flex-start objects and the queue's check for `target` (after Sync).
   virtual Result<kueue::FlexStartReport> SyncFlexStart(const manifest::Target& /*target*/,
                                                        const kueue::KueueConfig& /*config*/) {
@@ -58,6 +61,7 @@ class KubeKueue : public KueuePort {
                                  const std::set<std::string>& excluded) override;
   Result<kueue::ScaleDownVerdict> CheckScaleDown(const manifest::Target& desired, const kueue::KueueConfig& config,
                                                 const std::vector<kueue::PoolRemoval>& removals) override;
+  Status ReleaseHold() override { return gate_ ? gate_->ReleaseHold() : Status::OK(); }
   Result<kueue::FlexStartReport> SyncFlexStart(const manifest::Target& target,
                                                const kueue::KueueConfig& config) override;
   Result<kueue::BookingReport> Bookings() override { return kueue::ReadBookings(client_); }

@@ -118,6 +118,11 @@ void Reconciler::GateScaleDowns(const manifest::Target& target, plan::Plan* to_a
       std::erase_if(removals, [&](const kueue::PoolRemoval& r) { return pools.count(r.node_pool) > 0; });
       kube_changed_ = true;
       if (ids.empty()) {
+        // Nothing else waits: a queue held for this check admits again.
+        if (Status s = options_.kueue->ReleaseHold(); !s.ok()) {
+          std::lock_guard<std::mutex> lock(mu_);
+          status_.kueue.last_error = s.ToString();
+        }
         held_.erase(t.key);
         return;
       }

@@ -71,6 +71,9 @@ class ScaleDownGate {
 
   // REQUIRES: `desired` is the target as it will be after the change.
   Result<ScaleDownVerdict> Check(const manifest::Target& desired, const std::vector<PoolRemoval>& removals);
+  // Lets the queue admit again when a wait is given up rather than waited out
+  // (a capacity ladder's move back up, dropped for the pass). Idempotent.
+  Status ReleaseHold() { return SetHold(false); }
 
  private:
   // `workloads`: the Workloads to count (a cache's, or listed when null).

@@ -203,6 +203,8 @@ TEST_F(KueueE2eTest, ScaleDownWaitsForAnAdmittedWorkloadThenProceeds) {
   EXPECT_EQ(Quota(), 4);
   ASSERT_TRUE(WaitUntil([&] { return cloud_.Pools("c1").count("serve-0") == 1; }));
   EXPECT_EQ(cloud_.Pools("c1").count("train-1"), 1u);
+  // The wait is published at the end of the pass that set the target's state.
+  ASSERT_TRUE(WaitUntil([&] { return Kueue(*d)["scaleDownWaits"].size() == 1; })) << Kueue(*d).dump();
   json waits = Kueue(*d)["scaleDownWaits"];
   ASSERT_EQ(waits.size(), 1u) << waits.dump();
   EXPECT_EQ(waits[0]["pools"], json::array({"train-1"}));

@@ -149,5 +149,22 @@ TEST_F(ScaleDownTest, HoldPolicyHoldsTheQueueOnlyWhileWaiting) {
   EXPECT_EQ((*cq)["spec"]["namespaceSelector"], json::object());
 }
 
+// A wait given up rather than waited out (a capacity ladder's move, dropped
+// for the pass) lets the queue admit again.
+TEST_F(ScaleDownTest, AWaitGivenUpReleasesTheHold) {
+  config_.hold = HoldPolicy::kHold;
+  QuotaSync sync(*c_.client, config_);
+  kube::EventRecorder events(*c_.client, clock_);
+  ScaleDownGate gate(*c_.client, sync, events, clock_);
+  ASSERT_TRUE(sync.Sync(before_).ok());
+  AdmitWorkload("big-job", 16);
+  std::vector<PoolRemoval> removal = {{"train-1", "tpu-v5-lite-podslice", "2x4"}};
+  ASSERT_EQ(gate.Check(after_, removal)->decision, ScaleDownDecision::kWait);
+  EXPECT_EQ((*c_.client->Get(kCQ, "", "tpu-queue"))["spec"]["stopPolicy"], "Hold");
+  ASSERT_TRUE(gate.ReleaseHold().ok());
+  EXPECT_FALSE((*c_.client->Get(kCQ, "", "tpu-queue"))["spec"].contains("stopPolicy"));
+  ASSERT_TRUE(gate.ReleaseHold().ok()) << "idempotent";
+}
+
 }  // namespace
 }  // namespace tpu::kueue

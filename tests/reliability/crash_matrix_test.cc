@@ -13,11 +13,11 @@ using daemon::testing::DaemonProcess;
 constexpr int kApplyKillsPerStage = 8;
 constexpr int kWatchKillsPerStage = 5;
 
-// A moment to kill at: a random point of the first ~600 ms, which covers
-// start-up, the refresh, and the first operations of every stage.
-// A kill moment up to `max_ms` from the start. An apply of a stage takes
-// about 100 ms since the emulator stopped costing 40 ms a request (Nagle), so
-// its moments are drawn from that span; a watch lives until killed.
+// A moment to kill at: a random point of the first `max_ms`, covering
+// start-up, the refresh and the first operations of a stage. An apply of a
+// stage takes 50-150 ms since the emulator stopped costing 40 ms a request
+// (Nagle), so its moments are drawn from the first 70 ms; a watch lives until
+// killed, so its from the first 600.
 int KillMoment(std::mt19937& rng, int max_ms = 600) { return std::uniform_int_distribution<int>(5, max_ms)(rng); }
 
 // Returns at the kill moment, `ms` milliseconds from now, or earlier when
@@ -49,7 +49,7 @@ TEST_F(CrashMatrixTest, ApplyKilledAtRandomMomentsConvergesInEveryStage) {
     EnterStage(stage);
     for (int trial = 0; trial < kApplyKillsPerStage; ++trial) {
       BinaryProcess apply(ApplyArgs(), Env(), Log("apply.log"));
-      UntilKillMoment(KillMoment(rng, 120), [&] { return apply.Done(); });
+      UntilKillMoment(KillMoment(rng, 70), [&] { return apply.Done(); });
       if (apply.Kill()) ++killed;
       Sample();
     }

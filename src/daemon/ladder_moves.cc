@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "plan/ladder.h"
-#include "plan/normalize.h"
 #include "plan/ownership.h"
 #include "plan/pool_slot.h"
+#include "plan/reservations.h"
 
 namespace tpu::daemon {
 namespace {
@@ -24,11 +24,9 @@ const cloud::Cluster* ClusterOf(const manifest::Target& t, const cloud::LiveStat
 std::optional<int> FreeVms(const manifest::Target& t, const manifest::Capacity& c, const std::string& zone,
                            const cloud::LiveState& live) {
   const std::string owner = c.reservation_project.empty() ? t.project : c.reservation_project;
-  for (const auto& [project, state] : live.projects)
-    for (const auto& r : state.reservations)
-      if (r.project == owner && r.name == c.reservation && plan::LastSegment(r.zone) == zone)
-        return static_cast<int>(r.count - r.in_use_count);
-  return std::nullopt;
+  const cloud::Reservation* r = plan::FindReservation(live, {owner, zone, c.reservation});
+  if (!r) return std::nullopt;
+  return static_cast<int>(r->count - r->in_use_count);
 }
 
 std::string Vms(int n) { return std::to_string(n) + (n == 1 ? " VM" : " VMs"); }

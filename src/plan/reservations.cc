@@ -41,16 +41,6 @@ std::optional<Ref> ReservationOf(const Action& a, const std::string& project,
   return std::nullopt;
 }
 
-// The owner's copy, or the one a consumer's refresh read from the owner
-// (a shared reservation is listed only by its owner).
-const cloud::Reservation* Find(const cloud::LiveState& live, const Ref& r) {
-  for (const auto& [project, state] : live.projects)
-    for (const auto& res : state.reservations)
-      if (res.project == r.project && res.name == r.name && (r.zone.empty() || LastSegment(res.zone) == r.zone))
-        return &res;
-  return nullptr;
-}
-
 std::string Vms(int n) { return std::to_string(n) + (n == 1 ? " VM" : " VMs"); }
 
 // A laddered slice's create (or replace) whose rung has no room: it asks for
@@ -88,7 +78,7 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live, const m
       it->second.name = r.name;
       it->second.project = r.project;
       it->second.zone = r.zone;
-      if (const cloud::Reservation* live_res = Find(live, r)) {
+      if (const cloud::Reservation* live_res = FindReservation(live, r)) {
         it->second.found = true;
         it->second.count = live_res->count;
         it->second.in_use = live_res->in_use_count;
@@ -144,6 +134,14 @@ void CheckReservations(TargetPlan& target, const cloud::LiveState& live, const m
     std::erase_if(a.depends_on, [&](const std::string& d) { return blocked_ids.count(d) > 0; });
   target.actions = std::move(kept);
   for (auto& [ref, u] : uses) target.reservations.push_back(std::move(u));
+}
+
+const cloud::Reservation* FindReservation(const cloud::LiveState& live, const cloud::ReservationRef& r) {
+  for (const auto& [project, state] : live.projects)
+    for (const auto& res : state.reservations)
+      if (res.project == r.project && res.name == r.name && (r.zone.empty() || LastSegment(res.zone) == r.zone))
+        return &res;
+  return nullptr;
 }
 
 std::vector<cloud::ReservationRef> ReservationsOf(const manifest::Target& t) {

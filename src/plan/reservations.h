@@ -28,6 +28,11 @@ namespace tpu::plan {
 void CheckReservations(TargetPlan& target, const cloud::LiveState& live,
                        const manifest::Target* declared = nullptr);
 
+// The owner's copy of reservation `r` in `live`, or the one a consumer's
+// refresh read from the owner (a shared reservation is listed only by its
+// owner); null when the refresh did not read it.
+const cloud::Reservation* FindReservation(const cloud::LiveState& live, const cloud::ReservationRef& r);
+
 // Every reservation a target's pools (each rung of a ladder) and groups name.
 std::vector<cloud::ReservationRef> ReservationsOf(const manifest::Target& target);
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sim/cloud_state.h"
 
@@ -21,6 +22,9 @@ struct SimContext {
   int operations_quota = 5;                    // concurrent node-pool operations per cluster
   std::string release_channel = "REGULAR";     // of clusters made without one ("" = none)
   bool changed = false;
+  // Clusters ("P/L/C") this request started a GKE operation on, for the
+  // emulator's peak-concurrency counters.
+  std::vector<std::string> started_on_clusters = {};
 };
 
 }  // namespace tpu::sim

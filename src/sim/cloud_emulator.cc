@@ -70,10 +70,11 @@ SimContext CloudEmulator::Impl::Context() {
   return ctx;
 }
 
-void CloudEmulator::Impl::CountPeaks() {
-  for (const auto& [cluster, n] : RunningOperationsByCluster(state)) {
+void CloudEmulator::Impl::CountPeaks(const std::vector<std::string>& clusters) {
+  // A cluster's count only grows when an operation starts on it.
+  for (const std::string& cluster : clusters) {
     int64_t& peak = counters.peak_operations_by_cluster[cluster];
-    peak = std::max<int64_t>(peak, n);
+    peak = std::max<int64_t>(peak, RunningOperationsOn(state, cluster));
   }
 }
 
@@ -132,7 +133,7 @@ SimResponse CloudEmulator::Impl::Api(const SimRequest& req, bool fail_operation)
     res = ErrorResponse(NotFound("The requested URL " + req.path + " was not found on this server."));
   }
   AdvanceAndPersist(ctx.changed);
-  if (ctx.changed) CountPeaks();
+  CountPeaks(ctx.started_on_clusters);
   Record(req, res);
   return res;
 }

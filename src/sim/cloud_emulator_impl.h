@@ -44,7 +44,9 @@ class CloudEmulator::Impl {
   SimResponse WaitComputeOperation(const std::string& key);     // takes mu
   void Record(const SimRequest& req, const SimResponse& res);   // REQUIRES: mu held
   void Count(const SimRequest& req);                             // REQUIRES: mu held
-  void CountPeaks();  // REQUIRES: mu held. Operations running per cluster, for the peak counters.
+  // REQUIRES: mu held. Operations running on each cluster an operation just
+  // started on, for the peak counters.
+  void CountPeaks(const std::vector<std::string>& clusters);
   Status ReclaimLocked(const json& body);                        // REQUIRES: mu held
   Status Load();  // the state file, the capacity and faults of the options, the record file
   // One HTTP request: control (/sim/…), or the API behind its token check and faults.

@@ -66,6 +66,8 @@ OpRecord& StartGkeOperation(SimContext& ctx, const GkeOpSpec& spec) {
   ctx.changed = true;
   auto [it, inserted] = ctx.state.gke_ops.emplace(spec.project + "/" + name, std::move(op));
   if (inserted) ctx.state.live_ops.push_back(&it->second);
+  ctx.state.quiet_until_ms = 0;
+  ctx.started_on_clusters.push_back(spec.cluster_key);
   return it->second;
 }
 
@@ -99,6 +101,7 @@ OpRecord& StartComputeOperation(SimContext& ctx, const ComputeOpSpec& spec) {
   ctx.changed = true;
   auto [it, inserted] = ctx.state.compute_ops.emplace(path, std::move(op));
   if (inserted) ctx.state.live_ops.push_back(&it->second);
+  ctx.state.quiet_until_ms = 0;
   return it->second;
 }
 
@@ -249,20 +252,30 @@ void FinishWire(OpRecord& op, int64_t now_ms) {
 }  // namespace
 
 bool AdvanceOperations(CloudState& state, int64_t now_ms) {
+  if (now_ms < state.quiet_until_ms) return false;
   bool changed = false;
   std::vector<OpRecord*> ending;
+  int64_t next_change = INT64_MAX;
+  bool compute_live = false;  // their progress moves with the clock: no quiet time
   auto visit = [&](OpRecord& op) {
     if (op.done) return;
     if (now_ms >= op.done_ms) {
       ending.push_back(&op);
       return;
     }
+    compute_live = compute_live || op.compute;
     const int64_t running_at = op.start_ms + (op.done_ms - op.start_ms) / 5;
-    if (now_ms >= running_at && op.wire["status"] == "PENDING") {
-      op.wire["status"] = "RUNNING";
-      if (op.compute) op.wire["startTime"] = Rfc3339(running_at);
-      changed = true;
+    // Once per operation, not per request: a thousand operations in flight
+    // would otherwise cost a thousand JSON lookups on every call.
+    if (now_ms >= running_at && !op.running_seen) {
+      op.running_seen = true;
+      if (op.wire["status"] == "PENDING") {
+        op.wire["status"] = "RUNNING";
+        if (op.compute) op.wire["startTime"] = Rfc3339(running_at);
+        changed = true;
+      }
     }
+    next_change = std::min(next_change, op.running_seen ? op.done_ms : running_at);
     if (op.compute && op.done_ms > op.start_ms) {
       int progress = static_cast<int>(100 * (now_ms - op.start_ms) / (op.done_ms - op.start_ms));
       // Progress is derived from the clock, so it is not worth a state write.
@@ -270,6 +283,7 @@ bool AdvanceOperations(CloudState& state, int64_t now_ms) {
     }
   };
   for (OpRecord* op : state.live_ops) visit(*op);
+  state.quiet_until_ms = compute_live ? 0 : next_change;
   std::stable_sort(ending.begin(), ending.end(),
                    [](const OpRecord* a, const OpRecord* b) { return a->done_ms < b->done_ms; });
   for (OpRecord* op : ending) {

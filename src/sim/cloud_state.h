@@ -39,6 +39,9 @@ struct OpRecord {
   int64_t done_ms = 0;
   json error;                 // non-null: the operation ends with this error
   bool done = false;
+  // Not persisted: AdvanceOperations has looked at this operation since it
+  // reached its RUNNING time, so it no longer reads its wire status per request.
+  bool running_seen = false;
 };
 
 struct PoolRecord {
@@ -77,6 +80,10 @@ struct CloudState {
   // which runs twice per request, visits these rather than every operation
   // ever started. Derived, not serialized. Hence no copies, only moves.
   std::vector<OpRecord*> live_ops;
+  // Not persisted: before this time no live GKE operation changes (turns
+  // RUNNING or ends), so AdvanceOperations need not look at them; 0 = unknown.
+  // Whoever adds to live_ops resets it.
+  int64_t quiet_until_ms = 0;
 
   CloudState() = default;
   CloudState(const CloudState&) = delete;

@@ -180,8 +180,11 @@ SimResponse Operations(SimContext& ctx, const SimRequest& req, const std::string
                        const std::string& location) {
   if (req.segments.size() == 6) {
     json ops = json::array();
-    for (const auto& [key, op] : ctx.state.gke_ops) {
-      if (key.rfind(project + "/", 0) != 0) continue;
+    // Keys are "P/name": the project's operations are one run of the map.
+    const std::string prefix = project + "/";
+    for (auto it = ctx.state.gke_ops.lower_bound(prefix);
+         it != ctx.state.gke_ops.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      const OpRecord& op = it->second;
       if (location != "-" && op.wire.value("location", "") != location) continue;
       ops.push_back(op.wire);
     }

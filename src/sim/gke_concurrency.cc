@@ -65,11 +65,11 @@ std::optional<ApiError> RefuseClusterOperation(const CloudState& state,
   return FailedPrecondition("Cluster is running incompatible operation " + Name(*oldest) + ".");
 }
 
-std::map<std::string, int> RunningOperationsByCluster(const CloudState& state) {
-  std::map<std::string, int> out;
+int RunningOperationsOn(const CloudState& state, const std::string& cluster_key) {
+  int n = 0;
   for (const OpRecord* op : state.live_ops)
-    if (!op->compute && !op->done) ++out[op->cluster_key];
-  return out;
+    if (!op->compute && !op->done && op->cluster_key == cluster_key) ++n;
+  return n;
 }
 
 }  // namespace tpu::sim

@@ -33,8 +33,8 @@ std::optional<ApiError> RefusePoolOperation(const CloudState& state, const std::
 std::optional<ApiError> RefuseClusterOperation(const CloudState& state,
                                                const std::string& cluster_key);
 
-// Running GKE operations per cluster key ("P/L/C"), for the emulator's
+// Running GKE operations on one cluster ("P/L/C"), for the emulator's
 // peak-concurrency counters.
-std::map<std::string, int> RunningOperationsByCluster(const CloudState& state);
+int RunningOperationsOn(const CloudState& state, const std::string& cluster_key);
 
 }  // namespace tpu::sim

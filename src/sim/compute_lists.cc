@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/cloud_errors.h"
+#include "sim/compute_filter.h"
 #include "sim/compute_routes.h"
 
 namespace tpu::sim {
@@ -70,11 +71,21 @@ std::vector<std::pair<std::string, const json*>> Collect(const CloudState& state
   return out;
 }
 
+// Keeps the items `filter` selects; paging then runs over what is left.
+std::optional<ApiError> ApplyFilter(const SimRequest& req, std::vector<std::pair<std::string, const json*>>* items) {
+  std::optional<ComputeFilter> filter;
+  if (auto err = ParseComputeFilter(req.Query("filter"), &filter)) return err;
+  if (!filter) return std::nullopt;
+  std::erase_if(*items, [&](const auto& item) { return !filter->Matches(*item.second); });
+  return std::nullopt;
+}
+
 }  // namespace
 
 SimResponse ComputeList(SimContext& ctx, const SimRequest& req, const std::string& project,
                         const std::string& scope, const std::string& collection) {
   auto all = Collect(ctx.state, project, collection, scope);
+  if (auto err = ApplyFilter(req, &all)) return ErrorResponse(*err);
   ComputePage page;
   if (auto err = ComputePaginate(req, all.size(), &page)) return ErrorResponse(*err);
   const std::string path = "projects/" + project + "/" + scope + "/" + collection;
@@ -92,6 +103,7 @@ SimResponse ComputeList(SimContext& ctx, const SimRequest& req, const std::strin
 SimResponse ComputeAggregatedList(SimContext& ctx, const SimRequest& req, const std::string& project,
                                   const std::string& collection) {
   auto all = Collect(ctx.state, project, collection, "");
+  if (auto err = ApplyFilter(req, &all)) return ErrorResponse(*err);
   // Scopes group their items; paging runs over the flattened order.
   std::stable_sort(all.begin(), all.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -167,6 +167,32 @@ TEST_F(ComputeTest, OperationsByScopeAndWait) {
   EXPECT_EQ(http_->Post(kBase + "/regions/us-central1/operations/operation-0-0/wait").status, 404);
 }
 
+// `filter`: one `FIELD = VALUE` / `FIELD != VALUE` comparison, before paging;
+// anything else is refused rather than ignored.
+TEST_F(ComputeTest, ListsFilterOnOneFieldComparison) {
+  CloudEmulatorOptions o = FastOptions();
+  o.op_latency_ms = {{"default", 600'000}, {"insert", 0}};
+  StartWith(o);
+  auto quick = http_->Post(kBase + "/global/instanceTemplates",
+                           {{"name", "quick"}, {"properties", {{"machineType", "n2-standard-8"}}}});
+  ASSERT_EQ(quick.status, 200);
+  auto del = http_->Delete(kBase + "/global/instanceTemplates/quick");
+  ASSERT_EQ(del.status, 200) << del.raw;  // its operation runs for ten minutes
+  auto running = http_->Get(kBase + "/aggregated/operations?filter=status%20!%3D%20DONE");
+  ASSERT_EQ(running.status, 200) << running.raw;
+  ASSERT_EQ(running.body["items"]["global"]["operations"].size(), 1u);
+  EXPECT_EQ(running.body["items"]["global"]["operations"][0]["operationType"], "delete");
+  auto done = http_->Get(kBase + "/global/operations?filter=%28status%20%3D%20%22DONE%22%29");
+  ASSERT_EQ(done.status, 200) << done.raw;
+  ASSERT_EQ(done.body["items"].size(), 1u);
+  EXPECT_EQ(done.body["items"][0]["operationType"], "insert");
+  auto all = http_->Get(kBase + "/global/operations");
+  EXPECT_EQ(all.body["items"].size(), 2u);
+  auto other = http_->Get(kBase + "/global/operations?filter=progress%20%3E%2010");
+  EXPECT_EQ(other.status, 400);
+  EXPECT_NE(other.raw.find("FIELD != VALUE"), std::string::npos) << other.raw;
+}
+
 // Google's Compute client sends an empty query string ("…/resourcePolicies?").
 TEST_F(ComputeTest, EmptyQueryStringIsServed) {
   auto r = http_->Post(kBase + "/global/instanceTemplates?",

@@ -92,6 +92,34 @@ void CurlMultiLoop::Submit(HttpRequest request, Done done) {
   curl_multi_wakeup(handles_->multi);
 }
 
+void CurlMultiLoop::RunAfter(std::chrono::milliseconds delay, std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    timers_.push(Timer{std::chrono::steady_clock::now() + delay, timer_seq_++, std::move(fn)});
+  }
+  curl_multi_wakeup(handles_->multi);
+}
+
+std::chrono::milliseconds CurlMultiLoop::RunDueTimers(std::chrono::milliseconds idle) {
+  for (;;) {
+    std::function<void()> fn;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (timers_.empty()) return idle;
+      const auto now = std::chrono::steady_clock::now();
+      const Timer& next = timers_.top();
+      if (next.due > now) {
+        // Rounded up, so the loop does not wake a moment early and spin.
+        auto wait = std::chrono::ceil<std::chrono::milliseconds>(next.due - now);
+        return std::min(idle, wait);
+      }
+      fn = std::move(const_cast<Timer&>(next).fn);
+      timers_.pop();
+    }
+    fn();  // may Submit or set timers: mu_ is not held
+  }
+}
+
 Result<HttpResponse> CurlMultiLoop::Send(const HttpRequest& request) {
   if (std::this_thread::get_id() == thread_.get_id()) {
     return Status::Internal("CurlMultiLoop::Send called on its own loop thread: " + request.method + " " +
@@ -198,8 +226,15 @@ void CurlMultiLoop::Loop() {
       cancelled.cancelled = true;
       Complete(std::move(node.mapped()), std::move(cancelled));
     }
-    // Woken early by curl_multi_wakeup (a submit, the destructor) or by a socket.
-    curl_multi_poll(hs.multi, nullptr, 0, hs.running.empty() ? 60'000 : kCancelCheckMs, nullptr);
+    const auto idle = std::chrono::milliseconds(hs.running.empty() ? 60'000 : kCancelCheckMs);
+    const auto wait = RunDueTimers(idle);
+    {
+      // A timer may have submitted requests: start them before sleeping.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!incoming_.empty()) continue;
+    }
+    // Woken early by curl_multi_wakeup (a submit, a timer, the destructor) or by a socket.
+    curl_multi_poll(hs.multi, nullptr, 0, static_cast<int>(wait.count()), nullptr);
   }
 }
 

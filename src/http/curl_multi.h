@@ -24,9 +24,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <thread>
 #include <vector>
 
@@ -51,6 +54,10 @@ class CurlMultiLoop : public HttpTransport {
 
   void Submit(HttpRequest request, Done done) override;
   Result<HttpResponse> Send(const HttpRequest& request) override;
+  // `fn` runs on the loop thread once `delay` has passed (timers are checked
+  // each time the loop wakes; it wakes for the earliest). Like `done`, it
+  // must be cheap. Timers still pending when the loop stops never run.
+  void RunAfter(std::chrono::milliseconds delay, std::function<void()> fn) override;
 
   // New TCP connections opened so far (reuse keeps this low). For tests and metrics.
   int64_t connections_opened() const { return connections_opened_.load(); }
@@ -64,12 +71,23 @@ class CurlMultiLoop : public HttpTransport {
   void Loop();
   void Start(std::unique_ptr<Job> job);
   void Complete(std::unique_ptr<Job> job, Result<HttpResponse> result);
+  // Runs the timers that are due; returns how long until the next (or `idle`).
+  std::chrono::milliseconds RunDueTimers(std::chrono::milliseconds idle);
+
+  struct Timer {
+    std::chrono::steady_clock::time_point due;
+    uint64_t seq = 0;  // ties run in the order they were set
+    std::function<void()> fn;
+    bool operator>(const Timer& o) const { return due != o.due ? due > o.due : seq > o.seq; }
+  };
 
   CurlTransportOptions options_;
   std::unique_ptr<Handles> handles_;  // touched only by the loop thread after construction
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Job>> incoming_;  // guarded by mu_
   bool stopping_ = false;                       // guarded by mu_
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;  // guarded by mu_
+  uint64_t timer_seq_ = 0;                      // guarded by mu_
   int in_flight_ = 0;                           // guarded by mu_
   int peak_in_flight_ = 0;                      // guarded by mu_
   std::atomic<int64_t> next_request_id_{1};

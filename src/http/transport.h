@@ -72,6 +72,15 @@ class HttpTransport {
   // once and calls `done` later on its loop thread. So `done` must be cheap and
   // must not block: it queues the real work for another thread.
   virtual void Submit(HttpRequest request, Done done) { done(Send(request)); }
+
+  // Runs `fn` once, `delay` from now, where Submit's `done` callbacks run, so
+  // a caller can gather requests made close together and send them as one
+  // (cloud/operation_watch.h). This default has no loop to wait on: it runs
+  // `fn` at once, on the calling thread, whatever `delay` is.
+  virtual void RunAfter(std::chrono::milliseconds delay, std::function<void()> fn) {
+    (void)delay;
+    fn();
+  }
 };
 
 }  // namespace tpu::http

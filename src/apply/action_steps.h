@@ -22,6 +22,8 @@ struct Clients {
   cloud::GkeClient* gke = nullptr;
   cloud::ComputeClient* compute = nullptr;
   cloud::OperationPoller* poller = nullptr;
+  // The apply's polls, batched per project; null: a GET per poll.
+  cloud::OperationWatch* watch = nullptr;
 };
 
 // The steps for `action`, or an error for an action apply cannot carry out.

@@ -68,6 +68,7 @@ Executor::Executor(Clients clients, ExecuteOptions options, Scheduler::Observer 
       options_(std::move(options)),
       scheduler_({options_.parallelism, options_.threads, options_.cluster_operations}, std::move(observer)) {
   if (!options_.steps.times) options_.steps.times = std::make_shared<cloud::OperationTimes>();
+  if (!options_.steps.watch) options_.steps.watch = clients_.watch;
 }
 
 void Executor::Cancel() { scheduler_.Cancel(); }

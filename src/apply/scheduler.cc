@@ -241,6 +241,16 @@ void Scheduler::SubmitCall(size_t i, std::shared_ptr<PendingCall> call) {
     std::lock_guard<std::mutex> l(mu_);
     peak_calls_in_flight_ = std::max(peak_calls_in_flight_, ++calls_in_flight_);
   }
+  if (call->start) {
+    auto start = std::move(call->start);
+    start([this, i](std::function<Outcome()> resume) {
+      std::lock_guard<std::mutex> l(mu_);
+      --calls_in_flight_;
+      runnable_.push(Job{i, std::move(resume)});
+      worker_cv_.notify_one();
+    });
+    return;
+  }
   http::HttpTransport* transport = call->transport;
   http::HttpRequest request = std::move(call->request);
   // The answer arrives on the transport's loop thread (or, from a blocking
@@ -277,7 +287,7 @@ void Scheduler::WorkerLoop() {
     if (out.kind == Outcome::Kind::kCall) {
       if (cancelled_) {
         out = Outcome::Failed(Status::DeadlineExceeded("cancelled"));
-      } else if (!out.call || !out.call->transport || !out.call->then) {
+      } else if (!out.call || (!out.call->start && (!out.call->transport || !out.call->then))) {
         out = Outcome::Failed(Status::Internal("a task asked for a call without a transport or continuation"));
       } else {
         SubmitCall(job.index, std::move(out.call));

@@ -5,6 +5,7 @@
 #include "apply/scheduler.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -94,6 +95,60 @@ TEST(Scheduler, ThousandWaitingTasksNeedOnlyThePool) {
     EXPECT_EQ(r.state, TaskResult::State::kDone);
     EXPECT_EQ(r.advances, 6);
   }
+}
+
+// A task whose one wait is answered by someone else (a batched poll), from
+// another thread, whenever that one chooses: the task holds its place, not a
+// worker, and its continuation runs once on a worker.
+class WaitingTask : public Task {
+ public:
+  using Answer = std::function<void(std::function<Outcome()>)>;
+  struct Parked {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<Answer> answers;
+  };
+  explicit WaitingTask(Parked* parked) : parked_(parked) {}
+  Outcome Advance() override {
+    return Outcome::Wait([this](Answer resume) {
+      std::lock_guard<std::mutex> l(parked_->mu);
+      parked_->answers.push_back(std::move(resume));
+      parked_->cv.notify_all();
+    });
+  }
+
+ private:
+  Parked* parked_;
+};
+
+TEST(Scheduler, WaitsAnsweredFromAnotherThreadInAnyOrder) {
+  WaitingTask::Parked parked;
+  Scheduler s({.parallelism = 100, .threads = 2});
+  for (int i = 0; i < 100; ++i)
+    s.Add({"w" + std::to_string(i), "", {}, "wait " + std::to_string(i), ""}, std::make_unique<WaitingTask>(&parked));
+  std::thread answerer([&] {
+    // Every wait parks before any is answered: 100 in flight on 2 workers.
+    std::vector<WaitingTask::Answer> answers;
+    {
+      std::unique_lock<std::mutex> l(parked.mu);
+      parked.cv.wait(l, [&] { return parked.answers.size() == 100; });
+      answers.swap(parked.answers);
+    }
+    for (size_t i = answers.size(); i-- > 0;) {
+      const bool fail = i % 10 == 0;
+      answers[i]([fail] { return fail ? Outcome::Failed(Status::Unavailable("list failed")) : Outcome::Done(); });
+    }
+  });
+  auto results = s.Run();
+  answerer.join();
+  int done = 0, failed = 0;
+  for (const auto& r : results) {
+    if (r.state == TaskResult::State::kDone) ++done;
+    if (r.state == TaskResult::State::kFailed) ++failed;
+  }
+  EXPECT_EQ(done, 90);
+  EXPECT_EQ(failed, 10);
+  EXPECT_EQ(s.peak_calls_in_flight(), 100);
 }
 
 TEST(Scheduler, DependenciesOrderAcrossLanes) {

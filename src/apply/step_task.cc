@@ -123,6 +123,13 @@ std::chrono::milliseconds StepTask::NextPoll() {
 Outcome StepTask::Poll() {
   if (op_->done()) return OperationDone();
   const auto sent = options_.clock->Now();
+  if (options_.watch) {
+    return Outcome::Wait([this, sent](std::function<void(std::function<Outcome()>)> resume) {
+      options_.watch->Poll(*op_, [this, sent, resume = std::move(resume)](cloud::ApiResult<cloud::Operation> r) {
+        resume([this, sent, r = std::move(r)]() mutable { return AfterPoll(std::move(r), sent); });
+      });
+    });
+  }
   auto call = poller_->PreparePoll(*op_);
   if (!call.ok()) return AfterPoll(call.error(), sent);
   return Outcome::Send(call->transport, std::move(call->request),

@@ -27,6 +27,7 @@
 #include "base/env.h"
 #include "cloud/api_error.h"
 #include "cloud/operation_poll.h"
+#include "cloud/operation_watch.h"
 #include "cloud/types.h"
 
 namespace tpu::apply {
@@ -41,6 +42,9 @@ struct StepTaskOptions {
   // Operation durations learned across the tasks of one apply (shared; the
   // Executor makes one when null). Null here: the poll schedule's fallback only.
   std::shared_ptr<cloud::OperationTimes> times;
+  // Polls go through it, batched per project (cloud/operation_watch.h); null:
+  // each poll is a GET of its own.
+  cloud::OperationWatch* watch = nullptr;
   cloud::RetrySchedule retry;
   RetryBudget budget;
   uint64_t seed = 0;

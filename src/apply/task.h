@@ -35,7 +35,8 @@ struct Outcome {
     // `delay` when its group has room; the group's limit is lowered.
     kThrottled,
     // Send `call->request`; `call->then` turns the answer into the next
-    // Outcome. The task holds its place, but no thread, meanwhile.
+    // Outcome (or, for a call with `start`, start it). The task holds its
+    // place, but no thread, meanwhile.
     kCall,
   };
   Kind kind = Kind::kDone;
@@ -58,6 +59,10 @@ struct Outcome {
   }
   static Outcome Send(http::HttpTransport* transport, http::HttpRequest request,
                       std::function<Outcome(Result<http::HttpResponse>)> then);
+  // An answer that does not come from a request of the task's own (an
+  // operation's state from its project's batched list, cloud/operation_watch.h):
+  // see PendingCall::start.
+  static Outcome Wait(std::function<void(std::function<void(std::function<Outcome()>)>)> start);
 
  private:
   static Outcome Of(Kind kind, std::chrono::milliseconds delay, Status status, std::string note) {
@@ -75,6 +80,10 @@ struct PendingCall {
   http::HttpRequest request;
   // Runs on a worker, never concurrently with the task's Advance().
   std::function<Outcome(Result<http::HttpResponse>)> then;
+  // Or, in place of the three above: starts the wait, and calls the function
+  // it is given exactly once, from any thread, with the continuation that
+  // turns the answer into the next Outcome (run on a worker, as `then`).
+  std::function<void(std::function<void(std::function<Outcome()>)>)> start = {};
 };
 
 inline Outcome Outcome::Send(http::HttpTransport* transport, http::HttpRequest request,
@@ -82,6 +91,14 @@ inline Outcome Outcome::Send(http::HttpTransport* transport, http::HttpRequest r
   Outcome out;
   out.kind = Kind::kCall;
   out.call = std::make_shared<PendingCall>(PendingCall{transport, std::move(request), std::move(then)});
+  return out;
+}
+
+inline Outcome Outcome::Wait(std::function<void(std::function<void(std::function<Outcome()>)>)> start) {
+  Outcome out;
+  out.kind = Kind::kCall;
+  out.call = std::make_shared<PendingCall>();
+  out.call->start = std::move(start);
   return out;
 }
 

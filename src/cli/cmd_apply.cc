@@ -174,7 +174,7 @@ int RunApply(ApplyFlags& f) {
 
   ProgressView view(stderr, STDERR_FILENO);
   cloud::CloudConnection& conn = run.session->connection();
-  apply::Executor executor({&conn.gke(), &conn.compute(), &conn.poller()}, eo, view.Observer());
+  apply::Executor executor({&conn.gke(), &conn.compute(), &conn.poller(), &conn.watch()}, eo, view.Observer());
   // SIGINT/SIGTERM now cancel: running operations are left to the next run,
   // which finds them through the operations list.
   signals.OnInterrupt([&executor] {

@@ -60,10 +60,15 @@ ApiResult<nlohmann::json> ApiCaller::Call(const std::string& method, const std::
   return SendPrepared(Prepare(method, url, body));
 }
 
-ApiResult<std::string> ApiCaller::CallRaw(const std::string& url) {
-  auto response = SendPrepared(PrepareExchange("GET", url, std::nullopt));
-  if (!response.ok()) return response.error();
-  return std::move(response->body);
+ApiResult<std::string> ApiCaller::CallRaw(const std::string& url) { return SendPrepared(PrepareRaw(url)); }
+
+Prepared<std::string> ApiCaller::PrepareRaw(const std::string& url) {
+  return Then<std::string>(PrepareExchange("GET", url, std::nullopt),
+                           std::function<ApiResult<std::string>(ApiResult<http::HttpResponse>)>(
+                               [](ApiResult<http::HttpResponse> response) -> ApiResult<std::string> {
+                                 if (!response.ok()) return response.error();
+                                 return std::move(response->body);
+                               }));
 }
 
 Prepared<nlohmann::json> ApiCaller::Prepare(const std::string& method, const std::string& url,

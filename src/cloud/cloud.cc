@@ -15,7 +15,8 @@ CloudConnection::CloudConnection(std::unique_ptr<http::HttpTransport> transport,
       caller_(transport_.get(), tokens_.get(), &calls_),
       gke_(&caller_, endpoints_.container_root),
       compute_(&caller_, endpoints_.compute_v1),
-      poller_(&gke_, &compute_) {}
+      poller_(&gke_, &compute_),
+      watch_(&poller_, &gke_, &compute_, transport_.get()) {}
 
 Result<std::unique_ptr<CloudConnection>> CloudConnection::Open(const CloudOptions& options, const Env& env) {
   auto endpoints = ResolveEndpoints(options.endpoints, env);

@@ -15,6 +15,7 @@
 #include "cloud/endpoints.h"
 #include "cloud/gke_client.h"
 #include "cloud/operation_poll.h"
+#include "cloud/operation_watch.h"
 #include "cloud/refresh.h"
 #include "http/curl_transport.h"
 
@@ -42,6 +43,8 @@ class CloudConnection {
   GkeClient& gke() { return gke_; }
   ComputeClient& compute() { return compute_; }
   OperationPoller& poller() { return poller_; }
+  // The apply's polls, batched per project (operation_watch.h).
+  OperationWatch& watch() { return watch_; }
   CallCounter& calls() { return calls_; }
   http::HttpTransport& transport() { return *transport_; }
   const Endpoints& endpoints() const { return endpoints_; }
@@ -60,6 +63,7 @@ class CloudConnection {
   GkeClient gke_;
   ComputeClient compute_;
   OperationPoller poller_;
+  OperationWatch watch_;
 };
 
 }  // namespace tpu::cloud

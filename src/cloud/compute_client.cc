@@ -195,6 +195,28 @@ ApiResult<std::vector<Operation>> ComputeClient::ListOperations(const std::strin
   return out;
 }
 
+Prepared<std::vector<Operation>> ComputeClient::PrepareListRunningOperations(const std::string& project,
+                                                                             const std::string& scope) {
+  const std::string path =
+      "projects/" + project + "/" + (scope.empty() ? std::string("aggregated") : scope) + "/operations";
+  const std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) +
+                          "&filter=" + UrlEncode("status != DONE") +
+                          (scope.empty() ? "&returnPartialSuccess=false" : "");
+  return Then<std::vector<Operation>>(
+      caller_->PrepareRaw(url),
+      std::function<ApiResult<std::vector<Operation>>(ApiResult<std::string>)>(
+          [project, scope, path](ApiResult<std::string> body) -> ApiResult<std::vector<Operation>> {
+            if (!body.ok()) return body.error();
+            std::vector<Operation> out;
+            Result<AggregatedPage> page = scope.empty() ? ReadComputeOperationPage(*body, project, true, &out)
+                                                        : ReadScopeOperationPage(*body, project, scope, true, &out);
+            if (!page.ok()) return ParseFailure("GET " + path, page.status());
+            // A scope left unreachable, or a second page, only leaves operations
+            // out: whoever asked for them reads them one by one.
+            return out;
+          }));
+}
+
 static std::string OperationPath(const Operation& op) {
   std::string scope = op.scope.empty() ? "global" : op.scope;
   std::string path = "projects/" + op.project + "/";

@@ -85,6 +85,13 @@ class ComputeClient {
   // aggregated/operations; with only_running, filter=status!=DONE (also applied
   // client-side in case the server ignores the filter).
   ApiResult<std::vector<Operation>> ListOperations(const std::string& project, bool only_running);
+  // The first page (up to kMaxResults) of the operations not DONE, prepared
+  // to be sent on an event loop: aggregated/operations, or one scope's
+  // ("zones/Z", "regions/R", "global") when `scope` is set. With
+  // `filter=status != DONE`, applied client-side too. Unreachable scopes
+  // are not an error here: their operations are just not listed.
+  Prepared<std::vector<Operation>> PrepareListRunningOperations(const std::string& project,
+                                                                const std::string& scope = "");
 
   // GET the operation by its scope: op.scope "zones"/"regions"/"global",
   // op.location the zone or region, op.name, op.project.

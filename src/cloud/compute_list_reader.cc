@@ -414,4 +414,33 @@ Result<AggregatedPage> ReadComputeOperationPage(std::string& body, const std::st
   });
 }
 
+Result<AggregatedPage> ReadScopeOperationPage(std::string& body, const std::string& project, const std::string& scope,
+                                              bool only_running, std::vector<Operation>* out) {
+  AggregatedPage page;
+  std::vector<Operation> items;
+  Status first_error;
+  Status s = ondemand::ReadDocument(body, Status::OK(), [&](ondemand::Object top) -> Status {
+    ForEachField(top, [&](std::string_view k, Value& v) {
+      if (k == "items" && v.type() == JsonType::array) {
+        items.clear();  // a repeated key: its last value counts
+        first_error = Status::OK();
+        for (auto result : v.get_array()) {
+          Value item = result.value();
+          std::optional<Operation> op;
+          Status is = ReadComputeOperation(item, scope, project, only_running, &op);
+          if (!is.ok() && first_error.ok()) first_error = is;
+          if (first_error.ok() && op) items.push_back(std::move(*op));
+        }
+      } else if (k == "nextPageToken") {
+        page.next_page_token = v.type() == JsonType::string ? std::string(std::string_view(v.get_string())) : "";
+      }
+    });
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  if (!first_error.ok()) return first_error;
+  for (auto& op : items) out->push_back(std::move(op));
+  return page;
+}
+
 }  // namespace tpu::cloud

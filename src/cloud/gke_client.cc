@@ -122,12 +122,21 @@ ApiResult<Operation> GkeClient::GetOperation(const std::string& project, const s
 }
 
 ApiResult<std::vector<Operation>> GkeClient::ListOperations(const std::string& project, const std::string& location) {
+  return SendPrepared(PrepareListOperations(project, location));
+}
+
+Prepared<std::vector<Operation>> GkeClient::PrepareListOperations(const std::string& project,
+                                                                  const std::string& location) {
   std::string path = "projects/" + project + "/locations/" + location + "/operations";
-  auto body = caller_->CallRaw(Url(path));
-  if (!body.ok()) return body.error();
-  auto ops = ReadGkeOperationList(*body, project);
-  if (!ops.ok()) return ParseFailure("GET " + path, ops.status());
-  return std::move(*ops);
+  return Then<std::vector<Operation>>(
+      caller_->PrepareRaw(Url(path)),
+      std::function<ApiResult<std::vector<Operation>>(ApiResult<std::string>)>(
+          [project, path](ApiResult<std::string> body) -> ApiResult<std::vector<Operation>> {
+            if (!body.ok()) return body.error();
+            auto ops = ReadGkeOperationList(*body, project);
+            if (!ops.ok()) return ParseFailure("GET " + path, ops.status());
+            return std::move(*ops);
+          }));
 }
 
 }  // namespace tpu::cloud

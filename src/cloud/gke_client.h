@@ -69,6 +69,9 @@ class GkeClient {
   // done or not (filter on !done() for the running ones).
   ApiResult<std::vector<Operation>> ListOperations(const std::string& project,
                                                    const std::string& location = "-");
+  // The same list, prepared to be sent on an event loop.
+  Prepared<std::vector<Operation>> PrepareListOperations(const std::string& project,
+                                                         const std::string& location = "-");
 
  private:
   std::string Url(const std::string& path) const { return root_ + "v1/" + path; }

@@ -44,5 +44,9 @@ Result<AggregatedPage> ReadReservationPage(std::string& body, const std::string&
                                            std::vector<Reservation>* out);
 Result<AggregatedPage> ReadComputeOperationPage(std::string& body, const std::string& project, bool only_running,
                                                 std::vector<Operation>* out);
+// One page of a scope's own operations list ({zones/Z,regions/R,global}/operations,
+// `scope` as in that path), read as ReadComputeOperationPage reads an item.
+Result<AggregatedPage> ReadScopeOperationPage(std::string& body, const std::string& project, const std::string& scope,
+                                              bool only_running, std::vector<Operation>* out);
 
 }  // namespace tpu::cloud

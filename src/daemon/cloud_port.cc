@@ -18,7 +18,7 @@ apply::ApplyReport ConnectionCloud::Apply(const plan::Plan& plan,
   apply::ExecuteOptions options = options_;
   options.running_operations = std::move(running_operations);
   apply::Executor executor(
-      apply::Clients{&connection_->gke(), &connection_->compute(), &connection_->poller()}, options);
+      apply::Clients{&connection_->gke(), &connection_->compute(), &connection_->poller(), &connection_->watch()}, options);
   {
     std::lock_guard<std::mutex> lock(mu_);
     // Checked under the lock so a CancelApply() racing with this call either

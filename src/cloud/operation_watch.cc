@@ -1,0 +1,157 @@
+// OperationWatch: per-project batches of operation polls, sent as one list
+// or as GETs, on the event loop's timers.
+#include "cloud/operation_watch.h"
+
+#include <set>
+#include <unordered_map>
+
+namespace tpu::cloud {
+namespace {
+
+std::string BatchKey(const Operation& op) {
+  return (op.api == Operation::Api::kGke ? "gke " : "compute ") + op.project;
+}
+
+// The scope path of a Compute operation's own list: "zones/Z", "regions/R", "global".
+std::string ScopePath(const Operation& op) {
+  if (op.scope.empty() || op.scope == "global") return "global";
+  return op.scope + "/" + op.location;
+}
+
+}  // namespace
+
+OperationWatch::OperationWatch(OperationPoller* poller, GkeClient* gke, ComputeClient* compute,
+                               http::HttpTransport* loop, Options options)
+    : poller_(poller), gke_(gke), compute_(compute), loop_(loop), options_(options) {}
+
+OperationWatch::Counts OperationWatch::counts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counts_;
+}
+
+void OperationWatch::Poll(const Operation& op, Done done) {
+  // Prepared here, on the caller's thread: a token refresh may block.
+  auto get = poller_->PreparePoll(op);
+  if (!get.ok()) return done(get.error());
+  std::optional<ListCall> list;
+  std::optional<ListCall> scope_list;
+  const bool gke = op.api == Operation::Api::kGke;
+  auto prepared = gke ? gke_->PrepareListOperations(op.project) : compute_->PrepareListRunningOperations(op.project);
+  if (prepared.ok()) list = std::move(*prepared);
+  if (!gke) {
+    auto one = compute_->PrepareListRunningOperations(op.project, ScopePath(op));
+    if (one.ok()) scope_list = std::move(*one);
+  }
+  const std::string key = BatchKey(op);
+  bool arm = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counts_.polls;
+    Batch& b = batches_[key];
+    b.pending.push_back(Waiter{op, std::move(*get), std::move(done)});
+    if (list) b.list = std::move(*list);
+    if (scope_list) b.scope_lists.insert_or_assign(ScopePath(op), std::move(*scope_list));
+    arm = ArmLocked(b);
+  }
+  if (arm) Arm(key);
+}
+
+bool OperationWatch::ArmLocked(Batch& b) {
+  if (b.armed || b.in_flight > 0 || b.pending.empty()) return false;
+  b.armed = true;
+  return true;
+}
+
+void OperationWatch::Arm(const std::string& key) {
+  // Not under mu_: a transport with no loop runs the flush at once.
+  loop_->RunAfter(options_.window, [this, key] { Flush(key); });
+}
+
+void OperationWatch::Flush(const std::string& key) {
+  std::vector<Waiter> waiters;
+  std::optional<ListCall> list;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    Batch& b = batches_[key];
+    b.armed = false;
+    if (b.in_flight > 0 || b.pending.empty()) return;
+    waiters.swap(b.pending);
+    if (static_cast<int>(waiters.size()) >= options_.list_from) {
+      // Compute: one zone's list when every operation asked for is in it.
+      std::set<std::string> scopes;
+      for (const Waiter& w : waiters)
+        scopes.insert(w.op.api == Operation::Api::kGke ? std::string() : ScopePath(w.op));
+      auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
+      if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second;
+      else if (b.list) list = *b.list;
+    }
+    // Counted before anything is sent: an answer may come back on this thread.
+    b.in_flight = list ? 1 : static_cast<int>(waiters.size());
+  }
+  if (list) SendList(key, std::move(*list), std::move(waiters));
+  else SendGets(key, std::move(waiters));
+}
+
+void OperationWatch::SendGets(const std::string& key, std::vector<Waiter> waiters) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    counts_.gets += static_cast<int64_t>(waiters.size());
+  }
+  for (Waiter& w : waiters) {
+    http::HttpTransport* transport = w.get.transport;
+    http::HttpRequest request = std::move(w.get.request);
+    transport->Submit(std::move(request), [this, key, finish = std::move(w.get.finish),
+                                           done = std::move(w.done)](Result<http::HttpResponse> r) {
+      done(finish(std::move(r)));
+      Returned(key);
+    });
+  }
+}
+
+void OperationWatch::SendList(const std::string& key, ListCall list, std::vector<Waiter> waiters) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counts_.lists;
+  }
+  http::HttpTransport* transport = list.transport;
+  transport->Submit(std::move(list.request), [this, key, finish = std::move(list.finish),
+                                              waiters = std::move(waiters)](Result<http::HttpResponse> r) mutable {
+    ApiResult<std::vector<Operation>> listed = finish(std::move(r));
+    std::vector<Waiter> unlisted;
+    if (!listed.ok()) {
+      for (Waiter& w : waiters) w.done(listed.error());
+    } else {
+      std::unordered_map<std::string, Operation*> by_name;
+      for (Operation& op : *listed) by_name.emplace(op.name, &op);
+      for (Waiter& w : waiters) {
+        auto it = by_name.find(w.op.name);
+        if (it == by_name.end() || (w.op.api == Operation::Api::kCompute && it->second->location != w.op.location)) {
+          unlisted.push_back(std::move(w));
+          continue;
+        }
+        w.done(*it->second);
+      }
+    }
+    if (!unlisted.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        batches_[key].in_flight += static_cast<int>(unlisted.size());
+      }
+      SendGets(key, std::move(unlisted));
+    }
+    Returned(key);
+  });
+}
+
+void OperationWatch::Returned(const std::string& key) {
+  bool arm = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Batch& b = batches_[key];
+    --b.in_flight;
+    arm = ArmLocked(b);
+  }
+  if (arm) Arm(key);
+}
+
+}  // namespace tpu::cloud

@@ -1,0 +1,109 @@
+// OperationWatch: the apply's polls of running operations, answered in
+// batches — one list call per project instead of one GET per operation
+// (docs/architecture.md, "Polling operations").
+//
+// Poll(op, done) asks for an operation's current state. `done` gets it, on
+// the transport's loop thread, from the first call sent after the poll was
+// asked that can say:
+//  - a list of the project's operations: GKE's locations/-/operations (done
+//    or not, so it answers every GKE poll), Compute's aggregated/operations
+//    with `status != DONE`, or one zone's list when every Compute operation
+//    asked for is in that zone;
+//  - a GET of the operation itself: when only one or two of a project's
+//    operations are asked for at once (a list would cost as many calls and
+//    carry more), or when the list does not have it (Compute's filtered list
+//    leaves out what is DONE; a second page; an operation already
+//    garbage-collected, whose 404 the GET then reports).
+// Polls of one project and API asked within `window` of each other go out
+// together, and while that project's calls are in flight new polls wait for
+// them to come back: one batch per project at a time, so the list rate
+// follows the API's latency rather than the number of operations.
+//
+// A failed list answers each of its polls with the list's error (a 503 is
+// retried by the poller's owner like a failed GET). Requests are prepared
+// (token, headers) on the thread calling Poll, never on the loop thread,
+// which may not wait for a token.
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cloud/api_caller.h"
+#include "cloud/operation_poll.h"
+#include "cloud/types.h"
+#include "http/transport.h"
+
+namespace tpu::cloud {
+
+class OperationWatch {
+ public:
+  struct Options {
+    // How long a poll may wait for others of its project to go out with it.
+    std::chrono::milliseconds window{10};
+    // Polls of one project sent together from which one list replaces their GETs.
+    int list_from = 3;
+  };
+  // Calls are sent through the clients' transport; `loop` runs the batching
+  // timers (the same event loop, http::HttpTransport::RunAfter). All must
+  // outlive the watch.
+  OperationWatch(OperationPoller* poller, GkeClient* gke, ComputeClient* compute, http::HttpTransport* loop,
+                 Options options);
+  OperationWatch(OperationPoller* poller, GkeClient* gke, ComputeClient* compute, http::HttpTransport* loop)
+      : OperationWatch(poller, gke, compute, loop, Options{}) {}
+
+  using Done = std::function<void(ApiResult<Operation>)>;
+  void Poll(const Operation& op, Done done);
+
+  // Calls made so far, for tests and the apply's summary.
+  struct Counts {
+    int64_t lists = 0;
+    int64_t gets = 0;
+    int64_t polls = 0;
+  };
+  Counts counts() const;
+
+ private:
+  struct Waiter {
+    Operation op;
+    PreparedCall<Operation> get;
+    Done done;
+  };
+  using ListCall = PreparedCall<std::vector<Operation>>;
+  struct Batch {
+    std::vector<Waiter> pending;
+    bool armed = false;  // a flush is set to run
+    int in_flight = 0;   // calls of this batch not back yet
+    // Prepared by the latest Poll: the project's list, and each scope's.
+    std::optional<ListCall> list;
+    std::map<std::string, ListCall> scope_lists;  // Compute: "zones/Z" → its list
+  };
+
+  // Runs on the loop: sends what `key`'s batch has waiting.
+  void Flush(const std::string& key);
+  // REQUIRES: mu_ held. True when `batch` has polls waiting and nothing out
+  // or set to go: the caller then calls Arm, after releasing mu_.
+  bool ArmLocked(Batch& batch);
+  void Arm(const std::string& key);
+  void SendGets(const std::string& key, std::vector<Waiter> waiters);
+  void SendList(const std::string& key, ListCall list, std::vector<Waiter> waiters);
+  // One call of `key`'s batch is back.
+  void Returned(const std::string& key);
+
+  OperationPoller* poller_;
+  GkeClient* gke_;
+  ComputeClient* compute_;
+  http::HttpTransport* loop_;
+  Options options_;
+  mutable std::mutex mu_;
+  std::map<std::string, Batch> batches_;  // "gke P" / "compute P"; guarded by mu_
+  Counts counts_;                         // guarded by mu_
+};
+
+}  // namespace tpu::cloud

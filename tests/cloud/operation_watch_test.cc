@@ -1,0 +1,196 @@
+// OperationWatch against the cloud emulator over a real event loop: polls of
+// one project go out as one list call, one or two as GETs, Compute's filtered
+// list answers what still runs and GETs read what it leaves out.
+#include "cloud/operation_watch.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "cloud/emulator_fixture.h"
+#include "http/curl_multi.h"
+
+namespace tpu::cloud {
+namespace {
+
+// The emulator (its operations slow, as given), and a connection to it whose
+// transport is the event loop, as the real binary's is.
+class OperationWatchTest : public ::testing::Test {
+ protected:
+  void Start(std::map<std::string, int> op_latency_ms) {
+    sim::CloudEmulatorOptions options;
+    options.op_latency_ms = std::move(op_latency_ms);
+    emulator_ = std::make_unique<sim::CloudEmulator>(options);
+    ASSERT_TRUE(emulator_->Start().ok());
+    Endpoints endpoints;
+    endpoints.container_root = emulator_->endpoint() + "/";
+    endpoints.compute_v1 = emulator_->endpoint() + "/compute/v1/";
+    cloud_ = std::make_unique<CloudConnection>(std::make_unique<http::CurlMultiLoop>(),
+                                               std::make_unique<StaticTokenProvider>("watch-token"), endpoints);
+    // A window long enough that every poll a test makes in a row joins one batch.
+    watch_ = std::make_unique<OperationWatch>(&cloud_->poller(), &cloud_->gke(), &cloud_->compute(),
+                                              &cloud_->transport(),
+                                              OperationWatch::Options{std::chrono::milliseconds(200), 3});
+  }
+  void TearDown() override {
+    watch_.reset();
+    cloud_.reset();
+    emulator_.reset();
+  }
+
+  // Polls every operation through the watch and waits for every answer.
+  std::vector<ApiResult<Operation>> PollAll(const std::vector<Operation>& ops) {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<std::optional<ApiResult<Operation>>> answers(ops.size());
+    size_t left = ops.size();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      watch_->Poll(ops[i], [&, i](ApiResult<Operation> r) {
+        std::lock_guard<std::mutex> l(mu);
+        answers[i] = std::move(r);
+        --left;
+        cv.notify_all();
+      });
+    }
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return left == 0; });
+    std::vector<ApiResult<Operation>> out;
+    for (auto& a : answers) out.push_back(std::move(*a));
+    return out;
+  }
+
+  int64_t Calls(const std::string& route) {
+    auto c = emulator_->counters().calls_by_route;
+    return c.count(route) ? c[route] : 0;
+  }
+
+  NodePool Pool(const std::string& name) {
+    NodePool p;
+    p.name = name;
+    p.machine_type = "e2-standard-4";
+    p.node_count = 1;
+    return p;
+  }
+
+  std::unique_ptr<sim::CloudEmulator> emulator_;
+  std::unique_ptr<CloudConnection> cloud_;
+  std::unique_ptr<OperationWatch> watch_;
+};
+
+const char kGkeList[] = "GET /v1/projects/{project}/locations/-/operations";
+const char kGkeGet[] = "GET /v1/projects/{project}/locations/{location}/operations/{operation}";
+
+TEST_F(OperationWatchTest, PollsOfOneProjectGoOutAsOneListAndOneOrTwoAsGets) {
+  Start({{"default", 600'000}});
+  // Two clusters of one project, three creates each (under the quota of 5).
+  std::vector<Operation> ops;
+  for (const char* cluster : {"a", "b"}) {
+    ASSERT_TRUE(emulator_->EnsureCluster("proj-w", "us-east5", cluster).ok());
+    for (int i = 0; i < 3; ++i) {
+      auto op = cloud_->gke().CreateNodePool({"proj-w", "us-east5", cluster}, Pool("np-" + std::to_string(i)));
+      ASSERT_TRUE(op.ok()) << op.status().ToString();
+      ops.push_back(*op);
+    }
+  }
+  auto answers = PollAll(ops);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].status().ToString();
+    EXPECT_EQ(answers[i]->name, ops[i].name);
+    EXPECT_FALSE(answers[i]->done());
+  }
+  EXPECT_EQ(Calls(kGkeList), 1);
+  EXPECT_EQ(Calls(kGkeGet), 0);
+  EXPECT_EQ(watch_->counts().lists, 1);
+
+  // Two at once: a list would cost as much as their GETs.
+  answers = PollAll({ops[0], ops[4]});
+  ASSERT_TRUE(answers[0].ok() && answers[1].ok());
+  EXPECT_EQ(answers[1]->name, ops[4].name);
+  EXPECT_EQ(Calls(kGkeList), 1);
+  EXPECT_EQ(Calls(kGkeGet), 2);
+}
+
+TEST_F(OperationWatchTest, ComputeListsOneZoneWhenOnlyItIsBusy) {
+  // Inserts finish at once; resizes (zonal operations) run on.
+  Start({{"default", 0}, {"compute.instanceGroupManagers.resize", 600'000}});
+  auto& compute = cloud_->compute();
+  InstanceTemplate t;
+  t.name = "tmpl";
+  t.machine_type = "n2-standard-2";
+  ASSERT_TRUE(compute.InsertInstanceTemplate("proj-c", t).ok());
+  std::vector<Operation> resizes;
+  for (int i = 0; i < 3; ++i) {
+    InstanceGroupManager m;
+    m.name = "group-" + std::to_string(i);
+    m.zone = "us-central1-a";
+    m.instance_template = "projects/proj-c/global/instanceTemplates/tmpl";
+    m.target_size = 0;
+    ASSERT_TRUE(compute.InsertInstanceGroupManager("proj-c", m).ok());
+    auto op = compute.ResizeInstanceGroupManager("proj-c", "us-central1-a", m.name, 1);
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    resizes.push_back(*op);
+  }
+  auto answers = PollAll(resizes);
+  for (size_t i = 0; i < resizes.size(); ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].status().ToString();
+    EXPECT_EQ(answers[i]->name, resizes[i].name);
+    EXPECT_FALSE(answers[i]->done());
+  }
+  EXPECT_EQ(Calls("GET /compute/v1/projects/{project}/zones/{zone}/operations"), 1);
+  EXPECT_EQ(Calls("GET /compute/v1/projects/{project}/aggregated/operations"), 0);
+  EXPECT_EQ(Calls("GET /compute/v1/projects/{project}/zones/{zone}/operations/{operation}"), 0);
+}
+
+TEST_F(OperationWatchTest, ComputeOperationsTheFilteredListLeavesOutAreReadOneByOne) {
+  Start({{"default", 0}});
+  auto& compute = cloud_->compute();
+  std::vector<Operation> inserts;
+  for (int i = 0; i < 3; ++i) {
+    InstanceTemplate t;
+    t.name = "tmpl-" + std::to_string(i);
+    t.machine_type = "n2-standard-2";
+    auto op = compute.InsertInstanceTemplate("proj-c", t);
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    inserts.push_back(*op);
+  }
+  // Global operations: the aggregated list, `status != DONE`, has none of
+  // them (they are done), so each is read with a GET.
+  auto answers = PollAll(inserts);
+  for (size_t i = 0; i < inserts.size(); ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].status().ToString();
+    EXPECT_EQ(answers[i]->name, inserts[i].name);
+    EXPECT_TRUE(answers[i]->done());
+  }
+  EXPECT_EQ(Calls("GET /compute/v1/projects/{project}/aggregated/operations"), 1);
+  EXPECT_EQ(Calls("GET /compute/v1/projects/{project}/global/operations/{operation}"), 3);
+  EXPECT_EQ(watch_->counts().gets, 3);
+}
+
+TEST_F(OperationWatchTest, AFailedListAnswersEachPollWithItsError) {
+  Start({{"default", 600'000}});
+  ASSERT_TRUE(emulator_->EnsureCluster("proj-f", "us-east5", "c").ok());
+  std::vector<Operation> ops;
+  for (int i = 0; i < 3; ++i) {
+    auto op = cloud_->gke().CreateNodePool({"proj-f", "us-east5", "c"}, Pool("np-" + std::to_string(i)));
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    ops.push_back(*op);
+  }
+  // Every list of operations answers 503 from now on.
+  http::HttpRequest faults;
+  faults.method = "POST";
+  faults.url = emulator_->endpoint() + "/sim/faults";
+  faults.headers = {{"Content-Type", "application/json"}};
+  faults.body = R"({"seed": 1, "rules": [{"method": "GET", "path": "/locations/-/operations$", "rate503": 1}]})";
+  auto set = cloud_->transport().Send(faults);
+  ASSERT_TRUE(set.ok() && set->status == 200) << (set.ok() ? set->body : set.status().ToString());
+  auto answers = PollAll(ops);
+  for (const auto& a : answers) {
+    ASSERT_FALSE(a.ok());
+    EXPECT_EQ(a.error().http_status, 503);
+    EXPECT_TRUE(a.error().retryable());
+  }
+}
+
+}  // namespace
+}  // namespace tpu::cloud

@@ -114,6 +114,9 @@ Outcome StepTask::AfterCall(cloud::ApiResult<cloud::Operation> result) {
 }
 
 std::chrono::milliseconds StepTask::NextPoll() {
+  // An operation started before any of its kind had finished follows the
+  // fallback schedule until one has: then the estimate, like the rest.
+  if (!expected_ && !op_kind_.empty()) expected_ = options_.times->Expected(op_kind_);
   if (!expected_) return options_.poll.Delay(poll_attempt_++, rng_());
   auto age = std::chrono::duration_cast<std::chrono::milliseconds>(options_.clock->Now() - op_started_);
   if (age >= *expected_) return options_.poll.DelayExpecting(*expected_, age, late_polls_++, rng_());

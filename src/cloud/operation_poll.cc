@@ -34,7 +34,7 @@ std::chrono::milliseconds PollSchedule::DelayExpecting(std::chrono::milliseconds
                                                        uint64_t random) const {
   using std::chrono::milliseconds;
   if (age < expected) return std::max(milliseconds(1), std::min(expected - age, max));
-  double step = std::max(static_cast<double>(expected.count()) / 10, static_cast<double>(min_step.count()));
+  double step = std::max(static_cast<double>(expected.count()) * late_step, static_cast<double>(min_step.count()));
   step *= std::pow(multiplier, std::max(late, 0));
   step = std::min(step, static_cast<double>(max.count()));
   double spread = step * jitter;

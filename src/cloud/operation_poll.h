@@ -49,8 +49,8 @@ class OperationPoller {
 //    together do not poll together (Delay);
 //  - an expected duration learned from earlier operations of the same kind
 //    (OperationTimes below): wait until then (never longer than max between
-//    polls), then poll in short steps — a tenth of the expected time, at least
-//    min_step — growing ×multiplier up to max (DelayExpecting).
+//    polls), then poll in short steps — `late_step` of the expected time, at
+//    least min_step — growing ×multiplier up to max (DelayExpecting).
 // The first regime starts soon (100 ms) because the operation's time is
 // unknown: a 200 ms operation is not held for a second, and a 5-minute GKE
 // create reaches the 15 s cap after a dozen polls.
@@ -60,6 +60,10 @@ struct PollSchedule {
   double multiplier = 1.5;
   double jitter = 0.2;  // fraction of the delay
   std::chrono::milliseconds min_step{10};
+  // The first step after the expected time, as a fraction of it. A tenth
+  // when each poll is a GET of its own; batched polls (operation_watch.h)
+  // share one list per project, so the apply takes finer steps then.
+  double late_step = 0.1;
   // `random` is any uniformly distributed 64-bit value (the caller owns the RNG).
   std::chrono::milliseconds Delay(int attempt, uint64_t random) const;
   // The next poll of an operation `age` old (since its call returned) that is

@@ -33,16 +33,28 @@ void OperationWatch::Poll(const Operation& op, Done done) {
   // Prepared here, on the caller's thread: a token refresh may block.
   auto get = poller_->PreparePoll(op);
   if (!get.ok()) return done(get.error());
-  std::optional<ListCall> list;
-  std::optional<ListCall> scope_list;
-  const bool gke = op.api == Operation::Api::kGke;
-  auto prepared = gke ? gke_->PrepareListOperations(op.project) : compute_->PrepareListRunningOperations(op.project);
-  if (prepared.ok()) list = std::move(*prepared);
-  if (!gke) {
-    auto one = compute_->PrepareListRunningOperations(op.project, ScopePath(op));
-    if (one.ok()) scope_list = std::move(*one);
-  }
   const std::string key = BatchKey(op);
+  const bool gke = op.api == Operation::Api::kGke;
+  const std::string scope = gke ? "" : ScopePath(op);
+  const auto now = std::chrono::steady_clock::now();
+  bool stale_list = false, stale_scope = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Batch& b = batches_[key];
+    stale_list = !b.list || now - b.list->prepared >= kPreparedFor;
+    auto it = b.scope_lists.find(scope);
+    stale_scope = !gke && (it == b.scope_lists.end() || now - it->second.prepared >= kPreparedFor);
+  }
+  // The lists are prepared again only when their token may be getting old.
+  std::optional<ListCall> list, scope_list;
+  if (stale_list) {
+    auto p = gke ? gke_->PrepareListOperations(op.project) : compute_->PrepareListRunningOperations(op.project);
+    if (p.ok()) list = ListCall{std::move(*p), now};
+  }
+  if (stale_scope) {
+    auto p = compute_->PrepareListRunningOperations(op.project, scope);
+    if (p.ok()) scope_list = ListCall{std::move(*p), now};
+  }
   bool arm = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -50,7 +62,7 @@ void OperationWatch::Poll(const Operation& op, Done done) {
     Batch& b = batches_[key];
     b.pending.push_back(Waiter{op, std::move(*get), std::move(done)});
     if (list) b.list = std::move(*list);
-    if (scope_list) b.scope_lists.insert_or_assign(ScopePath(op), std::move(*scope_list));
+    if (scope_list) b.scope_lists.insert_or_assign(scope, std::move(*scope_list));
     arm = ArmLocked(b);
   }
   if (arm) Arm(key);
@@ -69,7 +81,7 @@ void OperationWatch::Arm(const std::string& key) {
 
 void OperationWatch::Flush(const std::string& key) {
   std::vector<Waiter> waiters;
-  std::optional<ListCall> list;
+  std::optional<PreparedCall<std::vector<Operation>>> list;
   {
     std::unique_lock<std::mutex> lock(mu_);
     Batch& b = batches_[key];
@@ -82,8 +94,8 @@ void OperationWatch::Flush(const std::string& key) {
       for (const Waiter& w : waiters)
         scopes.insert(w.op.api == Operation::Api::kGke ? std::string() : ScopePath(w.op));
       auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
-      if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second;
-      else if (b.list) list = *b.list;
+      if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second.call;
+      else if (b.list) list = b.list->call;
     }
     // Counted before anything is sent: an answer may come back on this thread.
     b.in_flight = list ? 1 : static_cast<int>(waiters.size());
@@ -108,7 +120,8 @@ void OperationWatch::SendGets(const std::string& key, std::vector<Waiter> waiter
   }
 }
 
-void OperationWatch::SendList(const std::string& key, ListCall list, std::vector<Waiter> waiters) {
+void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<Operation>> list,
+                              std::vector<Waiter> waiters) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++counts_.lists;

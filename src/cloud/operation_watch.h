@@ -22,7 +22,8 @@
 // A failed list answers each of its polls with the list's error (a 503 is
 // retried by the poller's owner like a failed GET). Requests are prepared
 // (token, headers) on the thread calling Poll, never on the loop thread,
-// which may not wait for a token.
+// which may not wait for a token; a project's list is prepared again after a
+// minute, well inside an access token's hour.
 // Thread-safe.
 #pragma once
 
@@ -46,7 +47,7 @@ class OperationWatch {
  public:
   struct Options {
     // How long a poll may wait for others of its project to go out with it.
-    std::chrono::milliseconds window{10};
+    std::chrono::milliseconds window{20};
     // Polls of one project sent together from which one list replaces their GETs.
     int list_from = 3;
   };
@@ -75,7 +76,13 @@ class OperationWatch {
     PreparedCall<Operation> get;
     Done done;
   };
-  using ListCall = PreparedCall<std::vector<Operation>>;
+  // A list call kept ready to send, and when it was prepared (its token is
+  // used for kPreparedFor at most; access tokens live an hour).
+  struct ListCall {
+    PreparedCall<std::vector<Operation>> call;
+    std::chrono::steady_clock::time_point prepared;
+  };
+  static constexpr std::chrono::seconds kPreparedFor{60};
   struct Batch {
     std::vector<Waiter> pending;
     bool armed = false;  // a flush is set to run
@@ -92,7 +99,7 @@ class OperationWatch {
   bool ArmLocked(Batch& batch);
   void Arm(const std::string& key);
   void SendGets(const std::string& key, std::vector<Waiter> waiters);
-  void SendList(const std::string& key, ListCall list, std::vector<Waiter> waiters);
+  void SendList(const std::string& key, PreparedCall<std::vector<Operation>> list, std::vector<Waiter> waiters);
   // One call of `key`'s batch is back.
   void Returned(const std::string& key);
 

@@ -40,10 +40,11 @@ namespace tpu::http {
 
 class CurlMultiLoop : public HttpTransport {
  public:
-  // Connections to one host at once. Enough for the emulator's 64 server
-  // threads; Google's frontends speak HTTP/2, where one connection carries
-  // many requests.
-  static constexpr long kDefaultMaxHostConnections = 64;
+  // Connections to one host at once. Google's front ends speak HTTP/2, where
+  // one connection carries up to a hundred requests, so this is rarely
+  // reached there; over HTTP/1.1 (the emulator) it is the number of requests
+  // in flight, which an apply of a thousand creates needs in the hundreds.
+  static constexpr long kDefaultMaxHostConnections = 256;
 
   explicit CurlMultiLoop(CurlTransportOptions options = {},
                          long max_host_connections = kDefaultMaxHostConnections);

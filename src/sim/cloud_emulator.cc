@@ -309,9 +309,12 @@ Status CloudEmulator::Start() {
   httplib::Server& svr = *m.server;
   // A connection holds a worker while it is kept alive, and Compute `wait`
   // calls hold one for up to two minutes: size the pool for both.
-  // Threads as connections need them (up to 64), none kept idle: embedded in
-  // `watch --cloud sim`, a fixed pool was most of an idle daemon's threads.
-  svr.new_task_queue = [] { return new ElasticTaskQueue(64); };
+  // Threads as connections need them, none kept idle: embedded in `watch
+  // --cloud sim`, a fixed pool was most of an idle daemon's threads. Up to
+  // 512, twice what our client opens to one host: the emulator speaks
+  // HTTP/1.1, a request per connection at a time, where Google's front ends
+  // multiplex a hundred on each HTTP/2 connection.
+  svr.new_task_queue = [] { return new ElasticTaskQueue(512); };
   svr.set_keep_alive_max_count(1000);
   // Clients pool idle connections (node's agent, libcurl); closing them after
   // httplib's default 5 s makes a client that reuses one see "socket hang up"

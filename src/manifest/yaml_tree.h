@@ -8,8 +8,8 @@
 // ParseYaml counts the nodes aliases would expand to and stops the file once
 // they pass a limit. Nodes of a document live in one arena; an alias is a
 // second reference to the anchored node, never a copy. libyaml rather than
-// yaml-cpp for the events: its scanner costs about a quarter of the CPU, and
-// the cold load of a big fleet is mostly scanning (docs/architecture.md).
+// yaml-cpp for the events: a cold load is mostly YAML scanning, and with
+// libyaml's scanner it takes half the CPU (docs/architecture.md).
 #pragma once
 
 #include <cstdint>

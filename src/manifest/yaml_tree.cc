@@ -25,6 +25,9 @@ void Resolve(YamlNode& n) {
   const std::string& s = n.text;
   using T = YamlNode::Type;
   if (IsPlainNull(s)) { n.type = T::kNull; return; }
+  // Most scalars (every key) are words that no rule below can match: only
+  // these first characters start a bool, a number, .inf or .nan.
+  if (!std::strchr("tTfF0123456789-+.", s[0])) { n.type = T::kString; return; }
   if (s == "true" || s == "True" || s == "TRUE") { n.type = T::kBool; n.boolean = true; return; }
   if (s == "false" || s == "False" || s == "FALSE") { n.type = T::kBool; return; }
   const char* b = s.data();
@@ -67,6 +70,10 @@ class Builder {
 
   void OnDocumentStart(const yaml_mark_t& mark) {
     doc_ = YamlDocument();
+    // Documents of one file tend to be alike: start at the last one's size.
+    doc_.nodes.reserve(last_nodes_);
+    doc_.kids.reserve(last_nodes_);
+    sizes_.reserve(last_nodes_);
     doc_.line = static_cast<int>(mark.line) + 1;
     sizes_.clear();
     anchors_.clear();
@@ -75,6 +82,7 @@ class Builder {
     stack_.clear();
   }
   void OnDocumentEnd() {
+    last_nodes_ = doc_.nodes.size();
     if (has_root_ && doc_.root().type != YamlNode::Type::kNull) out_->documents.push_back(std::move(doc_));
   }
   bool OnAlias(const yaml_mark_t& mark, const char* anchor) {
@@ -188,6 +196,7 @@ class Builder {
   std::vector<uint64_t> sizes_;  // per node of doc_
   std::unordered_map<std::string, uint32_t> anchors_;
   uint64_t alias_nodes_ = 0;
+  size_t last_nodes_ = 64;  // nodes of the previous document
   std::vector<Frame> stack_;
   std::vector<std::vector<uint32_t>> kids_;  // per depth, reused across containers
 };

@@ -25,6 +25,29 @@ TEST(YamlTreeTest, ResolvesPlainScalarsAndKeepsQuotedOnesStrings) {
   EXPECT_EQ(d.Find(d.root(), "h")->integer, 16);
 }
 
+TEST(YamlTreeTest, ResolvesTheCoreSchemaForms) {
+  YamlFile f = ParseYaml("[-5, +7, 0o17, 1e3, -.5, .inf, -.inf, .nan, False, TRUE, Null, yes, nan, on, .x, -]\n");
+  ASSERT_TRUE(f.errors.empty());
+  const YamlDocument& d = f.documents[0];
+  const YamlNode& l = d.root();
+  ASSERT_EQ(d.size(l), 16u);
+  EXPECT_EQ(d.item(l, 0).integer, -5);
+  EXPECT_EQ(d.item(l, 1).integer, 7);
+  EXPECT_EQ(d.item(l, 2).integer, 15);
+  EXPECT_EQ(d.item(l, 3).type, T::kFloat);
+  EXPECT_EQ(d.item(l, 3).number, 1000);
+  EXPECT_EQ(d.item(l, 4).number, -0.5);
+  EXPECT_EQ(d.item(l, 5).type, T::kFloat);
+  EXPECT_GT(d.item(l, 5).number, 1e308);
+  EXPECT_LT(d.item(l, 6).number, -1e308);
+  EXPECT_EQ(d.item(l, 7).type, T::kFloat);
+  EXPECT_EQ(d.item(l, 8).type, T::kBool);
+  EXPECT_FALSE(d.item(l, 8).boolean);
+  EXPECT_TRUE(d.item(l, 9).boolean);
+  EXPECT_EQ(d.item(l, 10).type, T::kNull);
+  for (size_t i : {11, 12, 13, 14, 15}) EXPECT_EQ(d.item(l, i).type, T::kString) << d.item(l, i).text;
+}
+
 TEST(YamlTreeTest, RecordsOneBasedLineAndColumn) {
   YamlFile f = ParseYaml("spec:\n  topology: 2x4\n");
   const YamlDocument& d = f.documents[0];

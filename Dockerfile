@@ -15,7 +15,7 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_BUILD_TESTS=OFF
 FROM debian:bookworm-slim
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
-      ca-certificates libyaml-cpp0.7 libgit2-1.5 libcurl4 libssl3 libspdlog1.10 libfmt9 libsimdjson14 \
+      ca-certificates libyaml-0-2 libyaml-cpp0.7 libgit2-1.5 libcurl4 libssl3 libspdlog1.10 libfmt9 libsimdjson14 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/bin/tpu-provisioner /usr/local/bin/tpu-provisioner
 USER 65532:65532

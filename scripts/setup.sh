@@ -11,7 +11,7 @@ binary_only=0
 
 PACKAGES=(
   build-essential cmake pkg-config git ca-certificates
-  libyaml-cpp-dev libgit2-dev libcurl4-openssl-dev libssl-dev
+  libyaml-dev libyaml-cpp-dev libgit2-dev libcurl4-openssl-dev libssl-dev
   nlohmann-json3-dev libsimdjson-dev libspdlog-dev libcli11-dev libcpp-httplib-dev
 )
 if ((!binary_only)); then

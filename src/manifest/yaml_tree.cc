@@ -1,34 +1,18 @@
-// ParseYaml: yaml-cpp events → YamlDocument arenas, with scalar resolution,
+// ParseYaml: libyaml events → YamlDocument arenas, with scalar resolution,
 // duplicate-key and alias checks. See yaml_tree.h for why not YAML::Load.
 #include "manifest/yaml_tree.h"
 
 #include <charconv>
 #include <cstdio>
-#include <istream>
-#include <streambuf>
+#include <cstring>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/exceptions.h>
-#include <yaml-cpp/parser.h>
+#include <yaml.h>
 
 namespace tpu::manifest {
 namespace {
-
-// Reads a string_view as an istream without copying it.
-class ViewBuf : public std::streambuf {
- public:
-  explicit ViewBuf(std::string_view s) {
-    char* p = const_cast<char*>(s.data());  // read-only: the get area is never written
-    setg(p, p, p + s.size());
-  }
-};
-
-// Thrown from the handler to stop yaml-cpp's parser: events cannot be refused.
-struct StopParse {
-  YamlError error;
-};
 
 constexpr uint64_t kOpen = UINT64_MAX;  // expanded size of a container not yet closed
 
@@ -41,6 +25,9 @@ void Resolve(YamlNode& n) {
   const std::string& s = n.text;
   using T = YamlNode::Type;
   if (IsPlainNull(s)) { n.type = T::kNull; return; }
+  // Most scalars (every key) are words that no rule below can match: only
+  // these first characters start a bool, a number, .inf or .nan.
+  if (!std::strchr("tTfF0123456789-+.", s[0])) { n.type = T::kString; return; }
   if (s == "true" || s == "True" || s == "TRUE") { n.type = T::kBool; n.boolean = true; return; }
   if (s == "false" || s == "False" || s == "FALSE") { n.type = T::kBool; return; }
   const char* b = s.data();
@@ -73,68 +60,70 @@ void Resolve(YamlNode& n) {
   n.type = T::kString;
 }
 
-class Builder : public YAML::EventHandler {
+// One document's events → its YamlDocument arena. Each On* returns false and
+// sets `error` when the file must stop there.
+class Builder {
  public:
   Builder(YamlFile* out, const YamlLimits& limits) : out_(out), limits_(limits) {}
 
-  void OnDocumentStart(const YAML::Mark& mark) override {
-    // yaml-cpp 0.7 reports a document again and again at a stray flow token
-    // (a file that is just ",") without consuming it: stop instead of looping.
-    if (started_ && mark.pos <= last_start_)
-      throw StopParse{{mark.line + 1, mark.column + 1,
-                       "YAML syntax error: unexpected character outside a flow collection; expected a "
-                       "mapping"}};
-    started_ = true;
-    last_start_ = mark.pos;
+  YamlError error;
+
+  void OnDocumentStart(const yaml_mark_t& mark) {
     doc_ = YamlDocument();
-    doc_.line = mark.line + 1;
+    // Documents of one file tend to be alike: start at the last one's size.
+    doc_.nodes.reserve(last_nodes_);
+    doc_.kids.reserve(last_nodes_);
+    sizes_.reserve(last_nodes_);
+    doc_.line = static_cast<int>(mark.line) + 1;
     sizes_.clear();
     anchors_.clear();
     alias_nodes_ = 0;
     has_root_ = false;
     stack_.clear();
   }
-  void OnDocumentEnd() override {
+  void OnDocumentEnd() {
+    last_nodes_ = doc_.nodes.size();
     if (has_root_ && doc_.root().type != YamlNode::Type::kNull) out_->documents.push_back(std::move(doc_));
   }
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    Add(NewNode(mark, anchor, YamlNode::Type::kNull), 1);
-  }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+  bool OnAlias(const yaml_mark_t& mark, const char* anchor) {
     auto it = anchors_.find(anchor);
-    if (it == anchors_.end()) throw StopParse{{mark.line + 1, mark.column + 1, "alias to an unknown anchor"}};
+    if (it == anchors_.end()) return Stop(mark, "alias to an unknown anchor");
     uint32_t target = it->second;
     if (sizes_[target] == kOpen)
-      throw StopParse{{mark.line + 1, mark.column + 1,
-                       "alias refers to a node that contains it (recursive YAML is not allowed)"}};
+      return Stop(mark, "alias refers to a node that contains it (recursive YAML is not allowed)");
     alias_nodes_ = SaturatingAdd(alias_nodes_, sizes_[target]);
     if (alias_nodes_ > limits_.max_alias_expansion)
-      throw StopParse{{mark.line + 1, mark.column + 1,
-                       "aliases expand this document by more than " +
-                           std::to_string(limits_.max_alias_expansion) +
-                           " nodes (a YAML alias bomb?); expected aliases to be few and small"}};
+      return Stop(mark, "aliases expand this document by more than " + std::to_string(limits_.max_alias_expansion) +
+                            " nodes (a YAML alias bomb?); expected aliases to be few and small");
     Add(target, sizes_[target]);
+    return true;
   }
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
-    uint32_t i = NewNode(mark, anchor, YamlNode::Type::kString);
+  void OnScalar(const yaml_event_t& e) {
+    const auto& s = e.data.scalar;
+    uint32_t i = NewNode(e.start_mark, s.anchor, YamlNode::Type::kString);
     YamlNode& n = doc_.nodes[i];
-    n.text = value;
-    // "!" marks a quoted or block scalar; "?" a plain one; explicit tags
-    // other than !!str resolve like plain scalars.
-    if (tag != "!" && tag != "tag:yaml.org,2002:str") Resolve(n);
+    n.text.assign(reinterpret_cast<const char*>(s.value), s.length);
+    // Untagged: only plain scalars resolve (a quoted "8" stays a string).
+    // Tagged: "!" and !!str keep the text; other tags resolve like plain.
+    const char* tag = reinterpret_cast<const char*>(s.tag);
+    bool resolve = tag ? std::strcmp(tag, "!") != 0 && std::strcmp(tag, "tag:yaml.org,2002:str") != 0
+                       : s.style == YAML_PLAIN_SCALAR_STYLE;
+    if (resolve) Resolve(n);
+    if (n.type == YamlNode::Type::kNull) n.text.clear();  // `~` and `null` read as no text
     Add(i, 1);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                       YAML::EmitterStyle::value) override {
-    Open(NewNode(mark, anchor, YamlNode::Type::kSeq));
+  bool OnContainerStart(const yaml_mark_t& mark, const yaml_char_t* anchor, YamlNode::Type type) {
+    uint32_t i = NewNode(mark, anchor, type);
+    if (stack_.size() >= limits_.max_depth)
+      return Stop(mark, "maps and lists nested deeper than " + std::to_string(limits_.max_depth) +
+                            " levels; expected a manifest");
+    stack_.push_back({i, 1});
+    if (kids_.size() < stack_.size()) kids_.emplace_back();
+    kids_[stack_.size() - 1].clear();
+    return true;
   }
-  void OnSequenceEnd() override { Close(); }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                  YAML::EmitterStyle::value) override {
-    Open(NewNode(mark, anchor, YamlNode::Type::kMap));
-  }
-  void OnMapEnd() override {
+  void OnSequenceEnd() { Close(); }
+  void OnMappingEnd() {
     uint32_t i = stack_.back().node;
     Close();
     CheckKeys(doc_.nodes[i]);
@@ -146,14 +135,19 @@ class Builder : public YAML::EventHandler {
     uint64_t size;  // expanded nodes below, aliases counted in full
   };
 
-  uint32_t NewNode(const YAML::Mark& mark, YAML::anchor_t anchor, YamlNode::Type type) {
+  bool Stop(const yaml_mark_t& mark, std::string message) {
+    error = {static_cast<int>(mark.line) + 1, static_cast<int>(mark.column) + 1, std::move(message)};
+    return false;
+  }
+
+  uint32_t NewNode(const yaml_mark_t& mark, const yaml_char_t* anchor, YamlNode::Type type) {
     uint32_t i = static_cast<uint32_t>(doc_.nodes.size());
     YamlNode& n = doc_.nodes.emplace_back();
     n.type = type;
-    n.line = mark.line + 1;
-    n.column = mark.column + 1;
+    n.line = static_cast<int>(mark.line) + 1;
+    n.column = static_cast<int>(mark.column) + 1;
     sizes_.push_back(type == YamlNode::Type::kSeq || type == YamlNode::Type::kMap ? kOpen : 1);
-    if (anchor) anchors_[anchor] = i;
+    if (anchor) anchors_[reinterpret_cast<const char*>(anchor)] = i;
     return i;
   }
 
@@ -166,18 +160,6 @@ class Builder : public YAML::EventHandler {
     }
     kids_[stack_.size() - 1].push_back(i);
     stack_.back().size = SaturatingAdd(stack_.back().size, size);
-  }
-
-  void Open(uint32_t i) {
-    if (stack_.size() >= limits_.max_depth) {
-      const YamlNode& n = doc_.nodes[i];
-      throw StopParse{{n.line, n.column,
-                       "maps and lists nested deeper than " + std::to_string(limits_.max_depth) +
-                           " levels; expected a manifest"}};
-    }
-    stack_.push_back({i, 1});
-    if (kids_.size() < stack_.size()) kids_.emplace_back();
-    kids_[stack_.size() - 1].clear();
   }
 
   void Close() {
@@ -211,14 +193,59 @@ class Builder : public YAML::EventHandler {
   YamlLimits limits_;
   YamlDocument doc_;
   bool has_root_ = false;
-  bool started_ = false;
-  int last_start_ = 0;  // position of the last document start
   std::vector<uint64_t> sizes_;  // per node of doc_
-  std::unordered_map<YAML::anchor_t, uint32_t> anchors_;
+  std::unordered_map<std::string, uint32_t> anchors_;
   uint64_t alias_nodes_ = 0;
+  size_t last_nodes_ = 64;  // nodes of the previous document
   std::vector<Frame> stack_;
   std::vector<std::vector<uint32_t>> kids_;  // per depth, reused across containers
 };
+
+// Feeds one event to `b`; false when the file stops here (b.error says why).
+bool Dispatch(const yaml_event_t& e, Builder& b) {
+  using T = YamlNode::Type;
+  switch (e.type) {
+    case YAML_DOCUMENT_START_EVENT: b.OnDocumentStart(e.start_mark); return true;
+    case YAML_DOCUMENT_END_EVENT: b.OnDocumentEnd(); return true;
+    case YAML_ALIAS_EVENT: return b.OnAlias(e.start_mark, reinterpret_cast<const char*>(e.data.alias.anchor));
+    case YAML_SCALAR_EVENT: b.OnScalar(e); return true;
+    case YAML_SEQUENCE_START_EVENT: return b.OnContainerStart(e.start_mark, e.data.sequence_start.anchor, T::kSeq);
+    case YAML_SEQUENCE_END_EVENT: b.OnSequenceEnd(); return true;
+    case YAML_MAPPING_START_EVENT: return b.OnContainerStart(e.start_mark, e.data.mapping_start.anchor, T::kMap);
+    case YAML_MAPPING_END_EVENT: b.OnMappingEnd(); return true;
+    default: return true;  // stream start and end
+  }
+}
+
+// libyaml's error as ours: the problem at its position, and what was being
+// parsed where when that is elsewhere, e.g. "did not find expected ',' or ']'
+// (while parsing a flow sequence at line 7, column 13)".
+YamlError SyntaxError(const yaml_parser_t& p, std::string_view bytes) {
+  YamlError e;
+  size_t offset = p.problem_offset;
+  if (p.error == YAML_READER_ERROR) {
+    LineColumnOf(bytes, offset, &e.line, &e.column);
+  } else {
+    offset = p.problem_mark.index;
+    e.line = static_cast<int>(p.problem_mark.line) + 1;
+    e.column = static_cast<int>(p.problem_mark.column) + 1;
+  }
+  e.message = "YAML syntax error: ";
+  // libyaml's words for a tab where a token should start do not say "tab".
+  if (p.error == YAML_SCANNER_ERROR && offset < bytes.size() && bytes[offset] == '\t') {
+    e.message += "found a tab that cannot start any token (YAML indents with spaces, not tabs)";
+    return e;
+  }
+  e.message += p.problem ? p.problem : (p.error == YAML_MEMORY_ERROR ? "out of memory" : "unknown error");
+  if (p.context) {
+    e.message += std::string(" (") + p.context;
+    if (p.error != YAML_READER_ERROR && p.context_mark.index != p.problem_mark.index)
+      e.message += " at line " + std::to_string(p.context_mark.line + 1) + ", column " +
+                   std::to_string(p.context_mark.column + 1);
+    e.message += ")";
+  }
+  return e;
+}
 
 }  // namespace
 
@@ -287,18 +314,29 @@ YamlFile ParseYaml(std::string_view bytes, const YamlLimits& limits) {
     out.errors.push_back(std::move(e));
     return out;
   }
-  ViewBuf buf(bytes);
-  std::istream in(&buf);
-  Builder builder(&out, limits);
-  try {
-    YAML::Parser parser(in);
-    while (parser.HandleNextDocument(builder)) {
-    }
-  } catch (const StopParse& stop) {
-    out.errors.push_back(stop.error);
-  } catch (const YAML::Exception& e) {
-    out.errors.push_back({e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg});
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser)) {
+    out.errors.push_back({1, 1, "YAML syntax error: out of memory"});
+    return out;
   }
+  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  Builder builder(&out, limits);
+  for (;;) {
+    yaml_event_t event;
+    if (!yaml_parser_parse(&parser, &event)) {
+      out.errors.push_back(SyntaxError(parser, bytes));
+      break;
+    }
+    bool go_on = Dispatch(event, builder);
+    bool end = event.type == YAML_STREAM_END_EVENT;
+    yaml_event_delete(&event);
+    if (!go_on) {
+      out.errors.push_back(std::move(builder.error));
+      break;
+    }
+    if (end) break;
+  }
+  yaml_parser_delete(&parser);
   return out;
 }
 

@@ -1,13 +1,15 @@
 // YAML documents as a small, read-only tree that remembers where each node was.
 //
-// Built from yaml-cpp's event parser rather than YAML::Load: we keep line and
-// column on every node (errors must name them), resolve plain scalars the
-// YAML 1.2 core way (quoted "8" stays a string, plain 8 is an integer), and
-// bound aliases. yaml-cpp's node graph shares aliased nodes, so a "billion
-// laughs" file is small in memory but explodes for any walker that expands
-// it; ParseYaml counts the nodes aliases would expand to and stops the file
-// once they pass a limit. Nodes of a document live in one arena; an alias is a
-// second reference to the anchored node, never a copy.
+// Built from libyaml's event parser rather than a library's node tree: we keep
+// line and column on every node (errors must name them), resolve plain scalars
+// the YAML 1.2 core way (quoted "8" stays a string, plain 8 is an integer), and
+// bound aliases: a node graph that shares aliased nodes makes a "billion
+// laughs" file small in memory but explodes for any walker that expands it, so
+// ParseYaml counts the nodes aliases would expand to and stops the file once
+// they pass a limit. Nodes of a document live in one arena; an alias is a
+// second reference to the anchored node, never a copy. libyaml rather than
+// yaml-cpp for the events: a cold load is mostly YAML scanning, and with
+// libyaml's scanner it takes half the CPU (docs/architecture.md).
 #pragma once
 
 #include <cstdint>

@@ -72,7 +72,11 @@ Executor::Executor(Clients clients, ExecuteOptions options, Scheduler::Observer 
   if (!options_.steps.watch) options_.steps.watch = clients_.watch;
   // A batched poll costs a share of its project's list, not a call: step
   // past an operation's expected end in fortieths rather than tenths.
-  if (options_.steps.watch) options_.steps.poll.late_step = std::min(options_.steps.poll.late_step, 0.025);
+  // Nor, before a kind's time is known, let the next poll grow by half.
+  if (options_.steps.watch) {
+    options_.steps.poll.late_step = std::min(options_.steps.poll.late_step, 0.025);
+    options_.steps.poll.multiplier = std::min(options_.steps.poll.multiplier, 1.25);
+  }
 }
 
 void Executor::Cancel() { scheduler_.Cancel(); }

@@ -117,7 +117,7 @@ std::chrono::milliseconds StepTask::NextPoll() {
   // An operation started before any of its kind had finished follows the
   // fallback schedule until one has: then the estimate, like the rest.
   if (!expected_ && !op_kind_.empty()) expected_ = options_.times->Expected(op_kind_);
-  if (!expected_) return options_.poll.Delay(poll_attempt_++, rng_());
+  if (!expected_) return last_fallback_delay_ = options_.poll.Delay(poll_attempt_++, rng_());
   auto age = std::chrono::duration_cast<std::chrono::milliseconds>(options_.clock->Now() - op_started_);
   if (age >= *expected_) return options_.poll.DelayExpecting(*expected_, age, late_polls_++, rng_());
   return options_.poll.DelayExpecting(*expected_, age, 0, rng_());
@@ -127,8 +127,14 @@ Outcome StepTask::Poll() {
   if (op_->done()) return OperationDone();
   const auto sent = options_.clock->Now();
   if (options_.watch) {
-    return Outcome::Wait([this, sent](std::function<void(std::function<Outcome()>)> resume) {
-      options_.watch->Poll(*op_, [this, sent, resume = std::move(resume)](cloud::ApiResult<cloud::Operation> r) {
+    // It may wait for other polls of its project as long as a late step's
+    // share of its expected time, or, before its kind's time is known, a
+    // quarter of the wait it has just had.
+    const double share = expected_ ? static_cast<double>(expected_->count()) * options_.poll.late_step
+                                   : static_cast<double>(last_fallback_delay_.count()) / 4;
+    const auto slack = std::max(options_.poll.min_step, std::chrono::milliseconds(static_cast<int64_t>(share)));
+    return Outcome::Wait([this, sent, slack](std::function<void(std::function<Outcome()>)> resume) {
+      options_.watch->Poll(*op_, slack, [this, sent, resume = std::move(resume)](cloud::ApiResult<cloud::Operation> r) {
         resume([this, sent, r = std::move(r)]() mutable { return AfterPoll(std::move(r), sent); });
       });
     });

@@ -121,6 +121,7 @@ class StepTask : public Task {
   std::optional<std::chrono::milliseconds> expected_;
   std::chrono::milliseconds seen_running_{0};
   int late_polls_ = 0;
+  std::chrono::milliseconds last_fallback_delay_{0};  // the fallback schedule's latest wait
   int retry_attempt_ = 0;  // retries of the current call (its backoff grows with it)
   int failures_ = 0;       // of them, not throttles: the ones max_retries bounds
   std::chrono::steady_clock::time_point first_failure_{};

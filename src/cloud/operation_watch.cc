@@ -29,7 +29,7 @@ OperationWatch::Counts OperationWatch::counts() const {
   return counts_;
 }
 
-void OperationWatch::Poll(const Operation& op, Done done) {
+void OperationWatch::Poll(const Operation& op, std::chrono::milliseconds slack, Done done) {
   // Prepared here, on the caller's thread: a token refresh may block.
   auto get = poller_->PreparePoll(op);
   if (!get.ok()) return done(get.error());
@@ -55,7 +55,7 @@ void OperationWatch::Poll(const Operation& op, Done done) {
     auto p = compute_->PrepareListRunningOperations(op.project, scope);
     if (p.ok()) scope_list = ListCall{std::move(*p), now};
   }
-  bool arm = false;
+  std::optional<std::chrono::milliseconds> arm;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++counts_.polls;
@@ -63,45 +63,59 @@ void OperationWatch::Poll(const Operation& op, Done done) {
     b.pending.push_back(Waiter{op, std::move(*get), std::move(done)});
     if (list) b.list = std::move(*list);
     if (scope_list) b.scope_lists.insert_or_assign(scope, std::move(*scope_list));
-    arm = ArmLocked(b);
+    const auto due = now + slack;
+    if (!b.due || due < *b.due) b.due = due;
+    arm = ArmLocked(b, now);
   }
-  if (arm) Arm(key);
+  if (arm) Arm(key, *arm);
 }
 
-bool OperationWatch::ArmLocked(Batch& b) {
-  if (b.armed || b.in_flight > 0 || b.pending.empty()) return false;
-  b.armed = true;
-  return true;
+std::optional<std::chrono::milliseconds> OperationWatch::ArmLocked(Batch& b, Clock::time_point now) {
+  if (b.in_flight > 0 || b.pending.empty() || !b.due) return std::nullopt;
+  if (b.armed_for && *b.armed_for <= *b.due) return std::nullopt;  // a timer fires by then
+  b.armed_for = b.due;
+  return std::max(std::chrono::milliseconds(0), std::chrono::ceil<std::chrono::milliseconds>(*b.due - now));
 }
 
-void OperationWatch::Arm(const std::string& key) {
+void OperationWatch::Arm(const std::string& key, std::chrono::milliseconds delay) {
   // Not under mu_: a transport with no loop runs the flush at once.
-  loop_->RunAfter(options_.window, [this, key] { Flush(key); });
+  loop_->RunAfter(delay, [this, key] { Flush(key); });
 }
 
 void OperationWatch::Flush(const std::string& key) {
   std::vector<Waiter> waiters;
   std::optional<PreparedCall<std::vector<Operation>>> list;
+  std::optional<std::chrono::milliseconds> rearm;
   {
-    std::unique_lock<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     Batch& b = batches_[key];
-    b.armed = false;
+    const auto now = Clock::now();
+    if (b.armed_for && *b.armed_for <= now) b.armed_for.reset();
     if (b.in_flight > 0 || b.pending.empty()) return;
-    waiters.swap(b.pending);
-    if (static_cast<int>(waiters.size()) >= options_.list_from) {
-      // Compute: one zone's list when every operation asked for is in it.
-      std::set<std::string> scopes;
-      for (const Waiter& w : waiters)
-        scopes.insert(w.op.api == Operation::Api::kGke ? std::string() : ScopePath(w.op));
-      auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
-      if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second.call;
-      else if (b.list) list = b.list->call;
+    if (b.due && *b.due > now) {
+      // A timer set for polls that have gone out since: wait for these ones' time.
+      rearm = ArmLocked(b, now);
+    } else {
+      waiters.swap(b.pending);
+      b.due.reset();
+      const int asked = static_cast<int>(waiters.size());
+      const int running = static_cast<int>(b.running.size());
+      if (asked >= options_.list_from || (asked == 2 && running >= options_.list_from)) {
+        // Compute: one zone's list when every operation asked for is in it.
+        std::set<std::string> scopes;
+        for (const Waiter& w : waiters)
+          scopes.insert(w.op.api == Operation::Api::kGke ? std::string() : ScopePath(w.op));
+        auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
+        if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second.call;
+        else if (b.list) list = b.list->call;
+      }
+      // Counted before anything is sent: an answer may come back on this thread.
+      b.in_flight = list ? 1 : static_cast<int>(waiters.size());
     }
-    // Counted before anything is sent: an answer may come back on this thread.
-    b.in_flight = list ? 1 : static_cast<int>(waiters.size());
   }
+  if (rearm) return Arm(key, *rearm);
   if (list) SendList(key, std::move(*list), std::move(waiters));
-  else SendGets(key, std::move(waiters));
+  else if (!waiters.empty()) SendGets(key, std::move(waiters));
 }
 
 void OperationWatch::SendGets(const std::string& key, std::vector<Waiter> waiters) {
@@ -112,9 +126,10 @@ void OperationWatch::SendGets(const std::string& key, std::vector<Waiter> waiter
   for (Waiter& w : waiters) {
     http::HttpTransport* transport = w.get.transport;
     http::HttpRequest request = std::move(w.get.request);
-    transport->Submit(std::move(request), [this, key, finish = std::move(w.get.finish),
-                                           done = std::move(w.done)](Result<http::HttpResponse> r) {
-      done(finish(std::move(r)));
+    auto finish = std::move(w.get.finish);
+    transport->Submit(std::move(request), [this, key, finish = std::move(finish),
+                                           w = std::move(w)](Result<http::HttpResponse> r) mutable {
+      Answer(key, w, finish(std::move(r)));
       Returned(key);
     });
   }
@@ -132,7 +147,7 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
     ApiResult<std::vector<Operation>> listed = finish(std::move(r));
     std::vector<Waiter> unlisted;
     if (!listed.ok()) {
-      for (Waiter& w : waiters) w.done(listed.error());
+      for (Waiter& w : waiters) Answer(key, w, listed.error());
     } else {
       std::unordered_map<std::string, Operation*> by_name;
       for (Operation& op : *listed) by_name.emplace(op.name, &op);
@@ -142,7 +157,7 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
           unlisted.push_back(std::move(w));
           continue;
         }
-        w.done(*it->second);
+        Answer(key, w, *it->second);
       }
     }
     if (!unlisted.empty()) {
@@ -156,15 +171,25 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
   });
 }
 
+void OperationWatch::Answer(const std::string& key, Waiter& w, ApiResult<Operation> result) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& running = batches_[key].running;
+    if (result.ok() && !result->done()) running.insert(w.op.name);
+    else running.erase(w.op.name);
+  }
+  w.done(std::move(result));
+}
+
 void OperationWatch::Returned(const std::string& key) {
-  bool arm = false;
+  std::optional<std::chrono::milliseconds> arm;
   {
     std::lock_guard<std::mutex> lock(mu_);
     Batch& b = batches_[key];
     --b.in_flight;
-    arm = ArmLocked(b);
+    arm = ArmLocked(b, Clock::now());
   }
-  if (arm) Arm(key);
+  if (arm) Arm(key, *arm);
 }
 
 }  // namespace tpu::cloud

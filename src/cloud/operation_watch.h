@@ -9,15 +9,18 @@
 //    or not, so it answers every GKE poll), Compute's aggregated/operations
 //    with `status != DONE`, or one zone's list when every Compute operation
 //    asked for is in that zone;
-//  - a GET of the operation itself: when only one or two of a project's
-//    operations are asked for at once (a list would cost as many calls and
-//    carry more), or when the list does not have it (Compute's filtered list
+//  - a GET of the operation itself: when only one of a project's operations
+//    is asked for at once, or two while no more than two are running (a
+//    list would cost as many calls and carry more), or when the list does
+//    not have it (Compute's filtered list
 //    leaves out what is DONE; a second page; an operation already
 //    garbage-collected, whose 404 the GET then reports).
-// Polls of one project and API asked within `window` of each other go out
-// together, and while that project's calls are in flight new polls wait for
-// them to come back: one batch per project at a time, so the list rate
-// follows the API's latency rather than the number of operations.
+// A poll goes out with the others of its project and API when the first of
+// them has waited its `slack` (the poller's owner gives a fraction of its
+// operation's expected time), and while that project's calls are in flight
+// new polls wait for them to come back: one batch per project at a time, so
+// the list rate follows the operations' times and the API's latency rather
+// than the number of operations.
 //
 // A failed list answers each of its polls with the list's error (a 503 is
 // retried by the poller's owner like a failed GET). Requests are prepared
@@ -33,6 +36,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,7 +50,8 @@ namespace tpu::cloud {
 class OperationWatch {
  public:
   struct Options {
-    // How long a poll may wait for others of its project to go out with it.
+    // How long a poll may wait for others of its project to go out with it,
+    // when its caller does not say.
     std::chrono::milliseconds window{20};
     // Polls of one project sent together from which one list replaces their GETs.
     int list_from = 3;
@@ -60,7 +65,10 @@ class OperationWatch {
       : OperationWatch(poller, gke, compute, loop, Options{}) {}
 
   using Done = std::function<void(ApiResult<Operation>)>;
-  void Poll(const Operation& op, Done done);
+  // `slack`: how long this poll may wait for others of its project to go
+  // out with it (the caller knows what its operation's timing allows).
+  void Poll(const Operation& op, std::chrono::milliseconds slack, Done done);
+  void Poll(const Operation& op, Done done) { Poll(op, options_.window, std::move(done)); }
 
   // Calls made so far, for tests and the apply's summary.
   struct Counts {
@@ -83,10 +91,15 @@ class OperationWatch {
     std::chrono::steady_clock::time_point prepared;
   };
   static constexpr std::chrono::seconds kPreparedFor{60};
+  using Clock = std::chrono::steady_clock;
   struct Batch {
     std::vector<Waiter> pending;
-    bool armed = false;  // a flush is set to run
-    int in_flight = 0;   // calls of this batch not back yet
+    std::optional<Clock::time_point> due;        // the earliest a pending poll may go out
+    std::optional<Clock::time_point> armed_for;  // the flush timer set last
+    int in_flight = 0;                           // calls of this batch not back yet
+    // Operations of the project last seen running, by name: with enough of
+    // them in flight, two polls go out as one list rather than two GETs.
+    std::set<std::string> running;
     // Prepared by the latest Poll: the project's list, and each scope's.
     std::optional<ListCall> list;
     std::map<std::string, ListCall> scope_lists;  // Compute: "zones/Z" → its list
@@ -94,12 +107,15 @@ class OperationWatch {
 
   // Runs on the loop: sends what `key`'s batch has waiting.
   void Flush(const std::string& key);
-  // REQUIRES: mu_ held. True when `batch` has polls waiting and nothing out
-  // or set to go: the caller then calls Arm, after releasing mu_.
-  bool ArmLocked(Batch& batch);
-  void Arm(const std::string& key);
+  // REQUIRES: mu_ held. When `batch` has polls waiting, nothing out, and no
+  // timer set for their due time: how long until then. The caller then calls
+  // Arm, after releasing mu_.
+  std::optional<std::chrono::milliseconds> ArmLocked(Batch& batch, Clock::time_point now);
+  void Arm(const std::string& key, std::chrono::milliseconds delay);
   void SendGets(const std::string& key, std::vector<Waiter> waiters);
   void SendList(const std::string& key, PreparedCall<std::vector<Operation>> list, std::vector<Waiter> waiters);
+  // Hands `w` its answer, noting whether its operation still runs.
+  void Answer(const std::string& key, Waiter& w, ApiResult<Operation> result);
   // One call of `key`'s batch is back.
   void Returned(const std::string& key);
 

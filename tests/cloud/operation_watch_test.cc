@@ -1,6 +1,7 @@
 // OperationWatch against the cloud emulator over a real event loop: polls of
-// one project go out as one list call, one or two as GETs, Compute's filtered
-// list answers what still runs and GETs read what it leaves out.
+// a busy project go out as one list call, those of a project with one or two
+// operations running as GETs, Compute's filtered list answers what still runs
+// and GETs read what it leaves out.
 #include "cloud/operation_watch.h"
 
 #include <gtest/gtest.h>
@@ -81,7 +82,7 @@ class OperationWatchTest : public ::testing::Test {
 const char kGkeList[] = "GET /v1/projects/{project}/locations/-/operations";
 const char kGkeGet[] = "GET /v1/projects/{project}/locations/{location}/operations/{operation}";
 
-TEST_F(OperationWatchTest, PollsOfOneProjectGoOutAsOneListAndOneOrTwoAsGets) {
+TEST_F(OperationWatchTest, PollsOfABusyProjectGoOutAsOneListAndOfAQuietOneAsGets) {
   Start({{"default", 600'000}});
   // Two clusters of one project, three creates each (under the quota of 5).
   std::vector<Operation> ops;
@@ -103,11 +104,25 @@ TEST_F(OperationWatchTest, PollsOfOneProjectGoOutAsOneListAndOneOrTwoAsGets) {
   EXPECT_EQ(Calls(kGkeGet), 0);
   EXPECT_EQ(watch_->counts().lists, 1);
 
-  // Two at once: a list would cost as much as their GETs.
+  // Two at once, while six are known to run: still one list.
   answers = PollAll({ops[0], ops[4]});
   ASSERT_TRUE(answers[0].ok() && answers[1].ok());
   EXPECT_EQ(answers[1]->name, ops[4].name);
-  EXPECT_EQ(Calls(kGkeList), 1);
+  EXPECT_EQ(Calls(kGkeList), 2);
+  EXPECT_EQ(Calls(kGkeGet), 0);
+
+  // A project with only two operations running: a list would cost as much as their GETs.
+  ASSERT_TRUE(emulator_->EnsureCluster("proj-v", "us-east5", "c").ok());
+  std::vector<Operation> two;
+  for (int i = 0; i < 2; ++i) {
+    auto op = cloud_->gke().CreateNodePool({"proj-v", "us-east5", "c"}, Pool("np-" + std::to_string(i)));
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    two.push_back(*op);
+  }
+  answers = PollAll(two);
+  ASSERT_TRUE(answers[0].ok() && answers[1].ok());
+  EXPECT_EQ(answers[0]->name, two[0].name);
+  EXPECT_EQ(Calls(kGkeList), 2);
   EXPECT_EQ(Calls(kGkeGet), 2);
 }
 

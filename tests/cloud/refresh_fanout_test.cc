@@ -14,6 +14,7 @@
 
 #include "base/fake_env.h"
 #include "cloud/emulator_fixture.h"
+#include "http/curl_multi.h"
 
 namespace tpu::cloud {
 namespace {
@@ -189,6 +190,29 @@ TEST_F(RefreshFanoutTest, EveryProjectsListsAreInFlightTogetherOnNoThreadOfItsOw
   refresh.join();
   ASSERT_TRUE(live->ok()) << live->status().ToString();
   ExpectSameLiveState(**live, *clean);
+}
+
+// Over the real event loop, as `plan` runs it: the calls in flight at once go
+// beyond the 8 the refresh's threads used to allow (20 projects, 80 lists).
+TEST_F(RefreshFanoutTest, OverTheEventLoopManyProjectsListsAreInFlightAtOnce) {
+  std::vector<std::string> projects;
+  for (int i = 0; i < 20; ++i) {
+    projects.push_back("loop-" + std::to_string(i));
+    SeedProject(projects.back(), 1 + i % 3);
+  }
+  auto clean = cloud_->Refresh(projects);
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  // Fewer connections than the emulator's 64 workers, some of which the
+  // fixture's own idle keep-alive connections hold; the rest queue in libcurl
+  // and count as in flight.
+  auto loop = std::make_unique<http::CurlMultiLoop>(http::CurlTransportOptions{}, /*max_host_connections=*/16);
+  http::CurlMultiLoop* multi = loop.get();
+  auto connection = ConnectionOver(std::move(loop));
+  auto live = connection->Refresh(projects);
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  ExpectSameLiveState(*live, *clean);
+  EXPECT_GT(multi->peak_in_flight(), 8);
+  EXPECT_EQ(connection->calls().reads(), 4 * 20);
 }
 
 // A 503 on the second page of one project's instance groups: that list is read

@@ -45,9 +45,9 @@ void ResolvePoolSizesFromInstanceGroups(ProjectState& state) {
   state.instance_group_managers = std::move(ours);
 }
 
-// Calls `list` until it succeeds, fails for good, or has had its attempts: a
-// list fanned out retries like this (list_fanout.h), the GETs of shared
-// reservations afterwards through this.
+// Calls `list` until it succeeds, fails for good, or has had its attempts,
+// sleeping each backoff: for the GETs of shared reservations after the lists,
+// which the fan-out retries the same way (list_fanout.h).
 template <typename F>
 auto WithRetries(const RefreshOptions& options, const std::string& project, F list) -> decltype(list()) {
   // Seeded per project so jitter differs between projects refreshed together.

@@ -202,10 +202,7 @@ TEST_F(RefreshFanoutTest, OverTheEventLoopManyProjectsListsAreInFlightAtOnce) {
   }
   auto clean = cloud_->Refresh(projects);
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
-  // Fewer connections than the emulator's 64 workers, some of which the
-  // fixture's own idle keep-alive connections hold; the rest queue in libcurl
-  // and count as in flight.
-  auto loop = std::make_unique<http::CurlMultiLoop>(http::CurlTransportOptions{}, /*max_host_connections=*/16);
+  auto loop = std::make_unique<http::CurlMultiLoop>();
   http::CurlMultiLoop* multi = loop.get();
   auto connection = ConnectionOver(std::move(loop));
   auto live = connection->Refresh(projects);

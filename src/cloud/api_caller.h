@@ -94,7 +94,8 @@ class ApiCaller {
   // API sent none) for a caller that parses it itself: the list responses,
   // read straight into our types (list_reader.h).
   ApiResult<std::string> CallRaw(const std::string& url);
-  // CallRaw, prepared to be sent on an event loop.
+  // CallRaw prepared, for a caller that sends it on an event loop and parses
+  // the body off the loop thread (the refresh, the apply's batched polls).
   Prepared<std::string> PrepareRaw(const std::string& url);
 
   // What Call() does, in two halves: the request with token and headers, and

@@ -20,6 +20,19 @@ void FillOperationScope(Operation* op, const std::string& project, const std::st
   }
 }
 
+// Sends the pages of one aggregated list in turn on the calling thread,
+// following nextPageToken from the first page to the last.
+template <typename PreparePage>
+ApiResult<bool> SendEveryPage(PreparePage prepare_page) {
+  std::string page_token;
+  do {
+    auto next = SendPrepared(prepare_page(page_token));
+    if (!next.ok()) return next.error();
+    page_token = std::move(*next);
+  } while (!page_token.empty());
+  return true;
+}
+
 }  // namespace
 
 Prepared<Operation> ComputeClient::PrepareOperation(const std::string& method, const std::string& path,
@@ -41,15 +54,15 @@ Prepared<Operation> ComputeClient::PrepareOperation(const std::string& method, c
 }
 
 template <typename ReadPage>
-ApiResult<bool> ComputeClient::ListAggregated(const std::string& project, const std::string& collection,
-                                              const std::string& filter, ReadPage read_page) {
+Prepared<std::string> ComputeClient::PrepareAggregatedPage(const std::string& project, const std::string& collection,
+                                                           const std::string& filter, const std::string& page_token,
+                                                           ReadPage read_page) {
   std::string path = "projects/" + project + "/aggregated/" + collection;
-  std::string page_token;
-  do {
-    std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) + "&returnPartialSuccess=false";
-    if (!filter.empty()) url += "&filter=" + UrlEncode(filter);
-    if (!page_token.empty()) url += "&pageToken=" + UrlEncode(page_token);
-    auto body = caller_->CallRaw(url);
+  std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) + "&returnPartialSuccess=false";
+  if (!filter.empty()) url += "&filter=" + UrlEncode(filter);
+  if (!page_token.empty()) url += "&pageToken=" + UrlEncode(page_token);
+  std::function<ApiResult<std::string>(ApiResult<std::string>)> read =
+      [path, read_page](ApiResult<std::string> body) -> ApiResult<std::string> {
     if (!body.ok()) return body.error();
     Result<AggregatedPage> page = read_page(*body);
     if (!page.ok()) return ParseFailure("GET " + path, page.status());
@@ -62,9 +75,43 @@ ApiResult<bool> ComputeClient::ListAggregated(const std::string& project, const 
       e.message = "aggregated list has unreachable scopes: " + page->unreachables;
       return e;
     }
-    page_token = std::move(page->next_page_token);
-  } while (!page_token.empty());
-  return true;
+    return std::move(page->next_page_token);
+  };
+  return Then<std::string>(caller_->PrepareRaw(url), std::move(read));
+}
+
+Prepared<std::string> ComputeClient::PrepareWorkloadPolicyPage(const std::string& project, const std::string& page_token,
+                                                               std::vector<WorkloadPolicy>* out) {
+  return PrepareAggregatedPage(project, "resourcePolicies", "", page_token,
+                               [out](std::string& body) { return ReadWorkloadPolicyPage(body, out); });
+}
+
+Prepared<std::string> ComputeClient::PrepareInstanceTemplatePage(const std::string& project,
+                                                                 const std::string& page_token,
+                                                                 std::vector<InstanceTemplate>* out) {
+  return PrepareAggregatedPage(project, "instanceTemplates", "", page_token,
+                               [out](std::string& body) { return ReadInstanceTemplatePage(body, out); });
+}
+
+Prepared<std::string> ComputeClient::PrepareInstanceGroupManagerPage(const std::string& project,
+                                                                     const std::string& page_token,
+                                                                     std::vector<InstanceGroupManager>* out) {
+  return PrepareAggregatedPage(project, "instanceGroupManagers", "", page_token,
+                               [out](std::string& body) { return ReadInstanceGroupManagerPage(body, out); });
+}
+
+Prepared<std::string> ComputeClient::PrepareReservationPage(const std::string& project, const std::string& page_token,
+                                                            std::vector<Reservation>* out) {
+  return PrepareAggregatedPage(project, "reservations", "", page_token,
+                               [out, project](std::string& body) { return ReadReservationPage(body, project, out); });
+}
+
+Prepared<std::string> ComputeClient::PrepareOperationPage(const std::string& project, bool only_running,
+                                                          const std::string& page_token, std::vector<Operation>* out) {
+  return PrepareAggregatedPage(project, "operations", only_running ? "status != DONE" : "", page_token,
+                               [out, project, only_running](std::string& body) {
+                                 return ReadComputeOperationPage(body, project, only_running, out);
+                               });
 }
 
 Prepared<Operation> ComputeClient::PrepareInsertWorkloadPolicy(const std::string& project, const WorkloadPolicy& policy) {
@@ -145,32 +192,29 @@ Prepared<Operation> ComputeClient::PrepareResizeInstanceGroupManager(const std::
 
 ApiResult<std::vector<WorkloadPolicy>> ComputeClient::ListWorkloadPolicies(const std::string& project) {
   std::vector<WorkloadPolicy> out;
-  auto r = ListAggregated(project, "resourcePolicies", "",
-                          [&](std::string& body) { return ReadWorkloadPolicyPage(body, &out); });
+  auto r = SendEveryPage([&](const std::string& token) { return PrepareWorkloadPolicyPage(project, token, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
 
 ApiResult<std::vector<InstanceTemplate>> ComputeClient::ListInstanceTemplates(const std::string& project) {
   std::vector<InstanceTemplate> out;
-  auto r = ListAggregated(project, "instanceTemplates", "",
-                          [&](std::string& body) { return ReadInstanceTemplatePage(body, &out); });
+  auto r = SendEveryPage([&](const std::string& token) { return PrepareInstanceTemplatePage(project, token, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
 
 ApiResult<std::vector<InstanceGroupManager>> ComputeClient::ListInstanceGroupManagers(const std::string& project) {
   std::vector<InstanceGroupManager> out;
-  auto r = ListAggregated(project, "instanceGroupManagers", "",
-                          [&](std::string& body) { return ReadInstanceGroupManagerPage(body, &out); });
+  auto r = SendEveryPage(
+      [&](const std::string& token) { return PrepareInstanceGroupManagerPage(project, token, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
 
 ApiResult<std::vector<Reservation>> ComputeClient::ListReservations(const std::string& project) {
   std::vector<Reservation> out;
-  auto r = ListAggregated(project, "reservations", "",
-                          [&](std::string& body) { return ReadReservationPage(body, project, &out); });
+  auto r = SendEveryPage([&](const std::string& token) { return PrepareReservationPage(project, token, &out); });
   if (!r.ok()) return r.error();
   return out;
 }
@@ -188,9 +232,8 @@ ApiResult<Reservation> ComputeClient::GetReservation(const std::string& project,
 
 ApiResult<std::vector<Operation>> ComputeClient::ListOperations(const std::string& project, bool only_running) {
   std::vector<Operation> out;
-  auto r = ListAggregated(project, "operations", only_running ? "status != DONE" : "", [&](std::string& body) {
-    return ReadComputeOperationPage(body, project, only_running, &out);
-  });
+  auto r = SendEveryPage(
+      [&](const std::string& token) { return PrepareOperationPage(project, only_running, token, &out); });
   if (!r.ok()) return r.error();
   return out;
 }

@@ -93,6 +93,23 @@ class ComputeClient {
   Prepared<std::vector<Operation>> PrepareListRunningOperations(const std::string& project,
                                                                 const std::string& scope = "");
 
+  // One page of each aggregated list above, prepared for a caller that sends
+  // it on an event loop and follows the pages itself, finishing each call (and
+  // so parsing its body) on a thread of its own: the refresh (list_fanout.h).
+  // The finished call appends the page's items to `out`, which must outlive
+  // it, and yields the next page's token, "" after the last page. An empty
+  // `page_token` asks for the first page. Each List* above is these, sent.
+  Prepared<std::string> PrepareWorkloadPolicyPage(const std::string& project, const std::string& page_token,
+                                                  std::vector<WorkloadPolicy>* out);
+  Prepared<std::string> PrepareInstanceTemplatePage(const std::string& project, const std::string& page_token,
+                                                    std::vector<InstanceTemplate>* out);
+  Prepared<std::string> PrepareInstanceGroupManagerPage(const std::string& project, const std::string& page_token,
+                                                        std::vector<InstanceGroupManager>* out);
+  Prepared<std::string> PrepareReservationPage(const std::string& project, const std::string& page_token,
+                                               std::vector<Reservation>* out);
+  Prepared<std::string> PrepareOperationPage(const std::string& project, bool only_running,
+                                             const std::string& page_token, std::vector<Operation>* out);
+
   // GET the operation by its scope: op.scope "zones"/"regions"/"global",
   // op.location the zone or region, op.name, op.project.
   ApiResult<Operation> GetOperation(const Operation& op);
@@ -121,11 +138,12 @@ class ComputeClient {
   }
   Prepared<Operation> PrepareOperation(const std::string& method, const std::string& path,
                                        const nlohmann::json* body);
-  // Follows nextPageToken through aggregated/<collection>, handing each page's
-  // body to `read_page` (list_reader.h), which keeps its items.
+  // One page of aggregated/<collection>, its body handed to `read_page`
+  // (list_reader.h), which keeps its items.
   template <typename ReadPage>
-  ApiResult<bool> ListAggregated(const std::string& project, const std::string& collection,
-                                 const std::string& filter, ReadPage read_page);
+  Prepared<std::string> PrepareAggregatedPage(const std::string& project, const std::string& collection,
+                                              const std::string& filter, const std::string& page_token,
+                                              ReadPage read_page);
 
   ApiCaller* caller_;
   std::string root_;

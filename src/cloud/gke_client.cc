@@ -13,23 +13,31 @@ std::string ClusterRef::Path() const {
 std::string NodePoolRef::Path() const { return cluster.Path() + "/nodePools/" + node_pool; }
 
 ApiResult<std::vector<Cluster>> GkeClient::ListClusters(const std::string& project, const std::string& location) {
+  return SendPrepared(PrepareListClusters(project, location));
+}
+
+Prepared<std::vector<Cluster>> GkeClient::PrepareListClusters(const std::string& project,
+                                                              const std::string& location) {
   std::string path = "projects/" + project + "/locations/" + location + "/clusters";
-  auto body = caller_->CallRaw(Url(path));
-  if (!body.ok()) return body.error();
-  auto clusters = ReadClusterList(*body, project);
-  if (!clusters.ok()) {
-    if (clusters.status().code() == Status::Code::kUnavailable) {
-      // missingZones: the API answered but could not see everything; retryable.
-      ApiError e;
-      e.call = "GET " + path;
-      e.http_status = 503;
-      e.status = "UNAVAILABLE";
-      e.message = clusters.status().message();
-      return e;
+  std::function<ApiResult<std::vector<Cluster>>(ApiResult<std::string>)> read =
+      [path, project](ApiResult<std::string> body) -> ApiResult<std::vector<Cluster>> {
+    if (!body.ok()) return body.error();
+    auto clusters = ReadClusterList(*body, project);
+    if (!clusters.ok()) {
+      if (clusters.status().code() == Status::Code::kUnavailable) {
+        // missingZones: the API answered but could not see everything; retryable.
+        ApiError e;
+        e.call = "GET " + path;
+        e.http_status = 503;
+        e.status = "UNAVAILABLE";
+        e.message = clusters.status().message();
+        return e;
+      }
+      return ParseFailure("GET " + path, clusters.status());
     }
-    return ParseFailure("GET " + path, clusters.status());
-  }
-  return std::move(*clusters);
+    return std::move(*clusters);
+  };
+  return Then<std::vector<Cluster>>(caller_->PrepareRaw(Url(path)), std::move(read));
 }
 
 ApiResult<NodePool> GkeClient::GetNodePool(const NodePoolRef& ref) {

@@ -69,7 +69,10 @@ class GkeClient {
   // done or not (filter on !done() for the running ones).
   ApiResult<std::vector<Operation>> ListOperations(const std::string& project,
                                                    const std::string& location = "-");
-  // The same list, prepared to be sent on an event loop.
+  // ListClusters and ListOperations, prepared to be sent on an event loop and
+  // finished (their body parsed) on the caller's thread: the refresh
+  // (list_fanout.h) and the apply's batched polls. Neither pages.
+  Prepared<std::vector<Cluster>> PrepareListClusters(const std::string& project, const std::string& location = "-");
   Prepared<std::vector<Operation>> PrepareListOperations(const std::string& project,
                                                          const std::string& location = "-");
 

@@ -1,15 +1,15 @@
-// Refresh: list-only live state, projects in parallel on short-lived threads.
+// Refresh: list-only live state, every project's lists read at once through list_fanout.h.
 #include "cloud/refresh.h"
 
 #include "cloud/compute_wire.h"  // SegmentAfter, LastSegment
 #include "cloud/shared_reservations.h"
 
 #include <algorithm>
-#include <atomic>
+#include <functional>
 #include <map>
-#include <mutex>
 #include <random>
-#include <thread>
+
+#include "cloud/list_fanout.h"
 
 namespace tpu::cloud {
 namespace {
@@ -45,7 +45,9 @@ void ResolvePoolSizesFromInstanceGroups(ProjectState& state) {
   state.instance_group_managers = std::move(ours);
 }
 
-// Calls `list` until it succeeds, fails for good, or has had its attempts.
+// Calls `list` until it succeeds, fails for good, or has had its attempts,
+// sleeping each backoff: for the GETs of shared reservations after the lists,
+// which the fan-out retries the same way (list_fanout.h).
 template <typename F>
 auto WithRetries(const RefreshOptions& options, const std::string& project, F list) -> decltype(list()) {
   // Seeded per project so jitter differs between projects refreshed together.
@@ -55,6 +57,125 @@ auto WithRetries(const RefreshOptions& options, const std::string& project, F li
     if (result.ok() || !result.error().retryable() || attempt + 1 >= options.read_attempts) return result;
     options.clock->SleepFor(options.read_retry.Delay(result.error(), attempt, rng()));
   }
+}
+
+// A list that does not page (GKE's): its one call, whose result is `out`.
+template <typename T>
+PagedList WholeList(std::function<Prepared<std::vector<T>>()> prepare, std::vector<T>* out, uint64_t seed) {
+  PagedList list;
+  list.prepare_page = [prepare = std::move(prepare), out](const std::string&) {
+    std::function<ApiResult<std::string>(ApiResult<std::vector<T>>)> keep =
+        [out](ApiResult<std::vector<T>> items) -> ApiResult<std::string> {
+      if (!items.ok()) return items.error();
+      *out = std::move(*items);
+      return std::string();  // no next page
+    };
+    return Then<std::string>(prepare(), std::move(keep));
+  };
+  list.restart = [out] { out->clear(); };
+  list.jitter_seed = seed;
+  return list;
+}
+
+// A Compute aggregated list, whose pages append to `out`.
+template <typename T>
+PagedList PagedAggregatedList(std::function<Prepared<std::string>(const std::string&)> prepare_page,
+                              std::vector<T>* out, uint64_t seed) {
+  PagedList list;
+  list.prepare_page = std::move(prepare_page);
+  list.restart = [out] { out->clear(); };
+  list.jitter_seed = seed;
+  return list;
+}
+
+// What a project's lists are read into, before they make its ProjectState.
+struct ProjectLists {
+  ProjectState state;
+  std::vector<Operation> gke_operations;      // done or not
+  std::vector<Operation> compute_operations;  // running only
+};
+
+// The project's lists, in the order RefreshProject used to read them one by
+// one, so the first to fail is the error it reported.
+void AddProjectLists(GkeClient& gke, ComputeClient& compute, const std::string& project,
+                     const RefreshOptions& options, ProjectLists* p, std::vector<PagedList>* lists) {
+  // Seeded per project so jitter differs between projects refreshed together.
+  const uint64_t seed = std::hash<std::string>{}(project);
+  p->state.project = project;
+  lists->push_back(WholeList<Cluster>([&gke, project] { return gke.PrepareListClusters(project, "-"); },
+                                      &p->state.clusters, seed));
+  if (options.include_compute) {
+    lists->push_back(PagedAggregatedList<WorkloadPolicy>(
+        [&compute, project, out = &p->state.workload_policies](const std::string& token) {
+          return compute.PrepareWorkloadPolicyPage(project, token, out);
+        },
+        &p->state.workload_policies, seed));
+    lists->push_back(PagedAggregatedList<InstanceTemplate>(
+        [&compute, project, out = &p->state.instance_templates](const std::string& token) {
+          return compute.PrepareInstanceTemplatePage(project, token, out);
+        },
+        &p->state.instance_templates, seed));
+    lists->push_back(PagedAggregatedList<InstanceGroupManager>(
+        [&compute, project, out = &p->state.instance_group_managers](const std::string& token) {
+          return compute.PrepareInstanceGroupManagerPage(project, token, out);
+        },
+        &p->state.instance_group_managers, seed));
+  }
+  if (options.include_reservations) {
+    lists->push_back(PagedAggregatedList<Reservation>(
+        [&compute, project, out = &p->state.reservations](const std::string& token) {
+          return compute.PrepareReservationPage(project, token, out);
+        },
+        &p->state.reservations, seed));
+  }
+  if (options.include_operations) {
+    lists->push_back(WholeList<Operation>([&gke, project] { return gke.PrepareListOperations(project, "-"); },
+                                          &p->gke_operations, seed));
+    if (options.include_compute) {
+      lists->push_back(PagedAggregatedList<Operation>(
+          [&compute, project, out = &p->compute_operations](const std::string& token) {
+            return compute.PrepareOperationPage(project, /*only_running=*/true, token, out);
+          },
+          &p->compute_operations, seed));
+    }
+  }
+}
+
+ProjectState Assemble(ProjectLists& p, const RefreshOptions& options) {
+  ProjectState state = std::move(p.state);
+  if (options.include_compute) ResolvePoolSizesFromInstanceGroups(state);
+  for (auto& op : p.gke_operations)
+    if (!op.done()) state.running_operations.push_back(std::move(op));
+  for (auto& op : p.compute_operations) state.running_operations.push_back(std::move(op));
+  return state;
+}
+
+struct ProjectFailure {
+  size_t project = 0;  // index in the projects read
+  ApiError error;
+};
+
+// Every project's state (in the order of `projects`) from all their lists
+// read at once, or the first project that failed and why.
+std::optional<ProjectFailure> ReadProjects(GkeClient& gke, ComputeClient& compute,
+                                           const std::vector<std::string>& projects, const RefreshOptions& options,
+                                           std::vector<ProjectState>* states) {
+  std::vector<ProjectLists> read(projects.size());  // never resized: the lists point into it
+  std::vector<PagedList> lists;
+  std::vector<size_t> project_of;  // by list
+  for (size_t i = 0; i < projects.size(); ++i) {
+    AddProjectLists(gke, compute, projects[i], options, &read[i], &lists);
+    project_of.resize(lists.size(), i);
+  }
+  ListFanoutOptions fanout;
+  fanout.max_in_flight = options.parallelism;
+  fanout.attempts = options.read_attempts;
+  fanout.retry = options.read_retry;
+  fanout.clock = options.clock;
+  if (auto failure = ReadLists(lists, fanout)) return ProjectFailure{project_of[failure->list], std::move(failure->error)};
+  states->clear();
+  for (auto& p : read) states->push_back(Assemble(p, options));
+  return std::nullopt;
 }
 
 // Adds to each project the reservations of other projects it names: copied
@@ -91,68 +212,19 @@ ApiResult<bool> AddForeignReservations(ComputeClient& compute, LiveState& live,
 
 ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute, const std::string& project,
                                        const RefreshOptions& options) {
-  ProjectState state;
-  state.project = project;
-  auto clusters = WithRetries(options, project, [&] { return gke.ListClusters(project, "-"); });
-  if (!clusters.ok()) return clusters.error();
-  state.clusters = std::move(*clusters);
-  if (options.include_compute) {
-    auto policies = WithRetries(options, project, [&] { return compute.ListWorkloadPolicies(project); });
-    if (!policies.ok()) return policies.error();
-    state.workload_policies = std::move(*policies);
-    auto templates = WithRetries(options, project, [&] { return compute.ListInstanceTemplates(project); });
-    if (!templates.ok()) return templates.error();
-    state.instance_templates = std::move(*templates);
-    auto igms = WithRetries(options, project, [&] { return compute.ListInstanceGroupManagers(project); });
-    if (!igms.ok()) return igms.error();
-    state.instance_group_managers = std::move(*igms);
-    ResolvePoolSizesFromInstanceGroups(state);
-  }
-  if (options.include_reservations) {
-    auto reservations = WithRetries(options, project, [&] { return compute.ListReservations(project); });
-    if (!reservations.ok()) return reservations.error();
-    state.reservations = std::move(*reservations);
-  }
-  if (options.include_operations) {
-    auto gke_ops = WithRetries(options, project, [&] { return gke.ListOperations(project, "-"); });
-    if (!gke_ops.ok()) return gke_ops.error();
-    for (auto& op : *gke_ops) {
-      if (!op.done()) state.running_operations.push_back(std::move(op));
-    }
-    if (options.include_compute) {
-      auto compute_ops = WithRetries(options, project, [&] {
-        return compute.ListOperations(project, /*only_running=*/true);
-      });
-      if (!compute_ops.ok()) return compute_ops.error();
-      for (auto& op : *compute_ops) state.running_operations.push_back(std::move(op));
-    }
-  }
-  return state;
+  std::vector<ProjectState> states;
+  if (auto failure = ReadProjects(gke, compute, {project}, options, &states)) return std::move(failure->error);
+  return std::move(states.front());
 }
 
 Result<LiveState> Refresh(GkeClient& gke, ComputeClient& compute, const std::vector<std::string>& projects,
                           const RefreshOptions& options) {
-  std::vector<std::optional<ApiResult<ProjectState>>> results(projects.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < projects.size(); i = next.fetch_add(1)) {
-      results[i] = RefreshProject(gke, compute, projects[i], options);
-    }
-  };
-  size_t threads = std::min<size_t>(std::max(options.parallelism, 1), projects.size());
-  if (threads <= 1) {
-    work();
-  } else {
-    std::vector<std::jthread> pool;
-    for (size_t t = 0; t < threads; ++t) pool.emplace_back(work);
-  }  // joined here
-
-  LiveState live;
-  for (size_t i = 0; i < projects.size(); ++i) {
-    auto& r = *results[i];
-    if (!r.ok()) return r.status().WithContext("refresh project " + projects[i]);
-    live.projects[projects[i]] = std::move(*r);
+  std::vector<ProjectState> states;
+  if (auto failure = ReadProjects(gke, compute, projects, options, &states)) {
+    return failure->error.ToStatus().WithContext("refresh project " + projects[failure->project]);
   }
+  LiveState live;
+  for (size_t i = 0; i < projects.size(); ++i) live.projects[projects[i]] = std::move(states[i]);
   if (options.include_reservations) {
     auto added = AddForeignReservations(compute, live, options);
     if (!added.ok()) return added.status().WithContext("refresh shared reservations");

@@ -24,8 +24,10 @@
 // Retryable failures of a list call are retried (RefreshOptions::read_attempts),
 // so a 503 or a dropped connection does not fail a whole plan.
 //
-// Projects are refreshed in parallel by at most `parallelism` threads, started
-// and joined inside Refresh (no thread outlives the call).
+// No thread of its own: every project's lists are submitted at once to the
+// transport's event loop (list_fanout.h), at most `parallelism` calls in
+// flight, and the calling thread parses each answer as it comes, follows the
+// pages, waits out the retries' backoff, and assembles the projects.
 #pragma once
 
 #include <map>
@@ -49,14 +51,19 @@ struct RefreshOptions {
   // By project: reservations of other projects that its manifests name (not
   // yet consumed by anything live), read like those its live resources name.
   std::map<std::string, std::vector<ReservationRef>> named_reservations;
-  int parallelism = 8;              // projects refreshed at once
+  // List calls in flight at once, across all projects: enough by default for
+  // 50 projects' 4-5 lists to be read together. A call waiting for a place
+  // costs no thread; the HTTP loop may still queue it for a connection.
+  int parallelism = 256;
   // A list call that fails with a retryable error (429, 5xx, a dropped
   // connection), on any of its pages, is made again from its first page, up to
-  // `read_attempts` times in all, after a backoff with full jitter that honours Retry-After. The
-  // refresh thread sleeps meanwhile: refreshes run on a few threads of their own.
+  // `read_attempts` times in all, after a backoff with full jitter that honours
+  // Retry-After. The other lists go on meanwhile: the backoff is a timer.
   int read_attempts = 5;
   RetrySchedule read_retry{std::chrono::milliseconds(200), std::chrono::milliseconds(10'000)};
-  Clock* clock = &Env::Default();  // sleeps the backoff
+  // The backoff's time: slept on when nothing else is in flight, so a fake
+  // clock moves on at once instead of a test waiting.
+  Clock* clock = &Env::Default();
 };
 
 // Fails with the first project's error, context "refresh project P".
@@ -64,8 +71,8 @@ Result<LiveState> Refresh(GkeClient& gke, ComputeClient& compute,
                           const std::vector<std::string>& projects,
                           const RefreshOptions& options = {});
 
-// One project, on the calling thread. Its reservations are the ones it owns:
-// Refresh adds those of other projects.
+// One project, its lists read at once like Refresh's. Its reservations are the
+// ones it owns: Refresh adds those of other projects.
 ApiResult<ProjectState> RefreshProject(GkeClient& gke, ComputeClient& compute,
                                        const std::string& project, const RefreshOptions& options);
 

@@ -5,9 +5,9 @@
 // Submit() queues a request and returns at once; its `done` runs on the loop
 // thread when the response (or the failure) is in, so it must be cheap: the
 // apply's scheduler only queues the continuation for one of its workers. Send()
-// is Submit() plus a wait, for synchronous callers (refresh, credentials,
-// export); it must not be called from a `done` callback (the loop thread would
-// wait for itself: it returns Internal instead).
+// is Submit() plus a wait, for synchronous callers (credentials, single GETs;
+// the refresh submits its lists); it must not be called from a `done`
+// callback (the loop thread would wait for itself: it returns Internal instead).
 //
 // The multi handle owns one connection cache: connections are kept alive and
 // reused by every request (at most `max_host_connections` to one host; the

@@ -28,11 +28,19 @@ std::string ComputeDescription(const ComputeMarker& marker) {
 }
 
 std::optional<ComputeMarker> ParseComputeDescription(std::string_view description) {
-  std::istringstream in{std::string(description)};
-  std::string word;
+  // Words split on the characters `std::istream >> std::string` splits on in
+  // the C locale; planning reads every MIG's description once per target.
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
   bool marked = false;
   ComputeMarker m;
-  while (in >> word) {
+  size_t i = 0;
+  while (i < description.size()) {
+    while (i < description.size() && space(description[i])) ++i;
+    size_t end = i;
+    while (end < description.size() && !space(description[end])) ++end;
+    std::string_view word = description.substr(i, end - i);
+    i = end;
+    if (word.empty()) break;
     if (word == cloud::kComputeMarker) marked = true;
     else if (word.rfind("target=", 0) == 0) m.target = word.substr(7);
     else if (word.rfind("owner=", 0) == 0) m.owner = word.substr(6);

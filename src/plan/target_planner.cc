@@ -128,6 +128,11 @@ void TargetPlanner::ResolveCluster(const std::optional<std::string>& location, b
   if (found.size() == 1) {
     cluster_ = found[0];
     tp_.location = cluster_->location;
+    for (const auto& p : cluster_->node_pools)
+      if (PoolOwnership(p, tp_.key) == Ownership::kOwned) {
+        owned_.push_back(&p);
+        owned_slots_.push_back(SlotOf(p));
+      }
     return;
   }
   if (location) tp_.location = *location;
@@ -142,14 +147,6 @@ void TargetPlanner::ResolveCluster(const std::optional<std::string>& location, b
                          (location ? " at location " + *location : std::string()) +
                          "; node pools need an existing GKE cluster");
   }
-}
-
-std::vector<const cloud::NodePool*> TargetPlanner::OwnedPools() const {
-  std::vector<const cloud::NodePool*> out;
-  if (!cluster_) return out;
-  for (const auto& p : cluster_->node_pools)
-    if (PoolOwnership(p, tp_.key) == Ownership::kOwned) out.push_back(&p);
-  return out;
 }
 
 void TargetPlanner::ListWorkloadPools() {

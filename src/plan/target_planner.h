@@ -55,7 +55,9 @@ class TargetPlanner {
  private:
   TargetPlan Blocked();
   void ResolveCluster(const std::optional<std::string>& location, bool required);
-  std::vector<const cloud::NodePool*> OwnedPools() const;
+  // This target's pools in the cluster, in live order; set once by
+  // ResolveCluster, since planning asks for them per slot.
+  const std::vector<const cloud::NodePool*>& OwnedPools() const { return owned_; }
   void ListWorkloadPools();
   void CountOwned();
   Action NewAction(ActionKind kind, ResourceRef ref, std::string source, std::string reason);
@@ -116,6 +118,8 @@ class TargetPlanner {
   LiveCompute lc_;
   TargetPlan tp_;
   const cloud::Cluster* cluster_ = nullptr;
+  std::vector<const cloud::NodePool*> owned_;  // see OwnedPools()
+  std::vector<std::string> owned_slots_;       // SlotOf(*owned_[i])
   DesiredTarget desired_;
   bool prune_ = true;
   // Live pool names a desired slot accounts for (its own name included).

@@ -26,8 +26,8 @@ std::vector<const cloud::NodePool*> TargetPlanner::SlotCandidates(const std::str
   for (const auto& p : cluster_->node_pools)
     if (p.name == slot) out.push_back(&p);
   std::vector<const cloud::NodePool*> labelled;
-  for (const auto* p : OwnedPools())
-    if (p->name != slot && SlotOf(*p) == slot) labelled.push_back(p);
+  for (size_t i = 0; i < owned_.size(); ++i)
+    if (owned_[i]->name != slot && owned_slots_[i] == slot) labelled.push_back(owned_[i]);
   std::sort(labelled.begin(), labelled.end(),
             [](const auto* a, const auto* b) { return a->name < b->name; });
   out.insert(out.end(), labelled.begin(), labelled.end());

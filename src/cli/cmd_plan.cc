@@ -8,6 +8,7 @@
 // 1 error (a fatal one before any plan, or a blocked or refused target, or a
 // repo-level manifest error; the plan is still printed), 2 with
 // --detailed-exitcode: success and changes to apply.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -69,7 +70,20 @@ void LogToStderr() {
   spdlog::set_default_logger(logger);
 }
 
+// `plan` refreshes once and exits, so main's 128 KiB mmap threshold (set for
+// the daemon's heaps, docs/architecture.md "Read live state") only costs it:
+// every response body and parse buffer is mapped, faulted in page by page,
+// and unmapped, and the freed heap top is trimmed and faulted in again. Kept
+// in the heap instead, the next response reuses them: a cold plan of 20,000
+// node pools takes 99,000 → 35,000 page faults and about 0.1 s less CPU, for
+// a peak RSS 10 MB higher (144 → 154 MB).
+void KeepBuffersForOneShotRun() {
+  mallopt(M_MMAP_THRESHOLD, 16 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+}
+
 int RunPlan(PlanFlags& f) {
+  KeepBuffersForOneShotRun();
   LogToStderr();
   // CLI11 2.1 has no single-dash long options, so Terraform's `-out FILE`
   // arrives as `-o ut` plus a stray positional FILE (and `-out=FILE` as

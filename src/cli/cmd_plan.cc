@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -82,6 +83,27 @@ void KeepBuffersForOneShotRun() {
   mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 }
 
+// The process exits once the plan is printed: its manifests, live state and
+// plan (every node pool's strings and maps) are left to the exit to reclaim
+// rather than freed one by one, about 5 % of a cold plan's CPU. The session
+// is closed, so its threads end first. Reachable from a static, so leak
+// checkers do not report it.
+class LeaveToExit {
+ public:
+  explicit LeaveToExit(Result<PlanRun>* run) : run_(run) {}
+  LeaveToExit(const LeaveToExit&) = delete;
+  LeaveToExit& operator=(const LeaveToExit&) = delete;
+  ~LeaveToExit() {
+    if (!run_->ok()) return;
+    (*run_)->session.reset();
+    static auto* kept = new std::vector<PlanRun>();
+    kept->push_back(std::move(run_->value()));
+  }
+
+ private:
+  Result<PlanRun>* run_;
+};
+
 int RunPlan(PlanFlags& f) {
   KeepBuffersForOneShotRun();
   LogToStderr();
@@ -122,6 +144,7 @@ int RunPlan(PlanFlags& f) {
   f.run.plan.fingerprint_live = !f.out_file.empty() || f.output == "json";
   f.run.plan.noop_bodies = f.run.plan.fingerprint_live;  // only JSON shows them
   auto run = LoadRefreshPlan(f.run);
+  LeaveToExit leave(&run);
   if (!run.ok()) {
     PrintFatalError(run.status());
     return 1;

@@ -17,8 +17,12 @@ bool HasResourceLabel(const cloud::NodePool& pool, const char* label, std::strin
 
 Ownership PoolOwnership(const cloud::NodePool& pool, std::string_view target_key) {
   if (!HasResourceLabel(pool, cloud::kManagedLabel, "true")) return Ownership::kUnmanaged;
-  if (!HasResourceLabel(pool, cloud::kTargetHashLabel, TargetHash(target_key)))
-    return Ownership::kForeign;
+  return PoolOwnershipByHash(pool, TargetHash(target_key));
+}
+
+Ownership PoolOwnershipByHash(const cloud::NodePool& pool, std::string_view target_hash) {
+  if (!HasResourceLabel(pool, cloud::kManagedLabel, "true")) return Ownership::kUnmanaged;
+  if (!HasResourceLabel(pool, cloud::kTargetHashLabel, target_hash)) return Ownership::kForeign;
   return Ownership::kOwned;
 }
 

@@ -128,8 +128,9 @@ void TargetPlanner::ResolveCluster(const std::optional<std::string>& location, b
   if (found.size() == 1) {
     cluster_ = found[0];
     tp_.location = cluster_->location;
+    const std::string hash = TargetHash(tp_.key);
     for (const auto& p : cluster_->node_pools)
-      if (PoolOwnership(p, tp_.key) == Ownership::kOwned) {
+      if (PoolOwnershipByHash(p, hash) == Ownership::kOwned) {
         owned_.push_back(&p);
         owned_slots_.push_back(SlotOf(p));
       }

@@ -6,6 +6,9 @@
 
 namespace tpu::manifest {
 
+// Manifest maps have a handful of keys; a hostile one may have thousands.
+constexpr uint32_t kInsertionSortMax = 32;
+
 nlohmann::json YamlToJson(const YamlDocument& doc, const YamlNode& n) {
   using json = nlohmann::json;
   switch (n.type) {
@@ -37,7 +40,13 @@ YamlSchemaView::YamlSchemaView(const YamlDocument& doc) : doc_(doc), spans_(doc.
     for (uint32_t p = 0; p < pairs; ++p) order_.push_back(p);
     auto first = order_.begin() + start;
     auto key = [&](uint32_t p) -> const std::string& { return doc.key(m, p).text; };
-    std::stable_sort(first, order_.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    auto less = [&](uint32_t a, uint32_t b) { return key(a) < key(b); };
+    if (pairs <= kInsertionSortMax) {  // stable, and unlike stable_sort allocates nothing
+      for (auto it = first + 1; it < order_.end(); ++it)
+        for (auto j = it; j != first && less(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+    } else {
+      std::stable_sort(first, order_.end(), less);
+    }
     // A key written twice: the last pair stands for it, as in a JSON object.
     auto out = first;
     for (auto it = first; it != order_.end(); ++it) {

@@ -64,8 +64,8 @@ int GroupChips(const cloud::InstanceGroupManager& g, const LiveCompute& lc) {
 }
 
 TargetPlanner::TargetPlanner(const std::string& project, const std::string& cluster, const cloud::ProjectState* ps,
-              const PlanOptions& o)
-    : ps_(ps), o_(o), lc_(IndexCompute(ps)) {
+                             const LiveCompute& lc, const PlanOptions& o)
+    : ps_(ps), o_(o), lc_(lc) {
   tp_.project = project;
   tp_.cluster = cluster;
   tp_.key = project + "/" + cluster;

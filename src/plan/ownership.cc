@@ -17,8 +17,12 @@ bool HasResourceLabel(const cloud::NodePool& pool, const char* label, std::strin
 
 Ownership PoolOwnership(const cloud::NodePool& pool, std::string_view target_key) {
   if (!HasResourceLabel(pool, cloud::kManagedLabel, "true")) return Ownership::kUnmanaged;
-  if (!HasResourceLabel(pool, cloud::kTargetHashLabel, TargetHash(target_key)))
-    return Ownership::kForeign;
+  return PoolOwnershipByHash(pool, TargetHash(target_key));
+}
+
+Ownership PoolOwnershipByHash(const cloud::NodePool& pool, std::string_view target_hash) {
+  if (!HasResourceLabel(pool, cloud::kManagedLabel, "true")) return Ownership::kUnmanaged;
+  if (!HasResourceLabel(pool, cloud::kTargetHashLabel, target_hash)) return Ownership::kForeign;
   return Ownership::kOwned;
 }
 
@@ -28,11 +32,19 @@ std::string ComputeDescription(const ComputeMarker& marker) {
 }
 
 std::optional<ComputeMarker> ParseComputeDescription(std::string_view description) {
-  std::istringstream in{std::string(description)};
-  std::string word;
+  // Words split on the characters `std::istream >> std::string` splits on in
+  // the C locale; planning reads every MIG's description once per target.
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
   bool marked = false;
   ComputeMarker m;
-  while (in >> word) {
+  size_t i = 0;
+  while (i < description.size()) {
+    while (i < description.size() && space(description[i])) ++i;
+    size_t end = i;
+    while (end < description.size() && !space(description[end])) ++end;
+    std::string_view word = description.substr(i, end - i);
+    i = end;
+    if (word.empty()) break;
     if (word == cloud::kComputeMarker) marked = true;
     else if (word.rfind("target=", 0) == 0) m.target = word.substr(7);
     else if (word.rfind("owner=", 0) == 0) m.owner = word.substr(6);

@@ -41,6 +41,8 @@ enum class Ownership {
 };
 
 Ownership PoolOwnership(const cloud::NodePool& pool, std::string_view target_key);
+// The same, given TargetHash(target_key): for one target's many pools.
+Ownership PoolOwnershipByHash(const cloud::NodePool& pool, std::string_view target_hash);
 
 // True when the live pool carries `label`=`value` in its resource labels.
 bool HasResourceLabel(const cloud::NodePool& pool, const char* label, std::string_view value);

@@ -3,6 +3,7 @@
 #include "plan/planner.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "plan/capacity_shape.h"
@@ -61,11 +62,18 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
   plan.created_at = options.created_at;
   for (const auto& e : repo.errors) plan.errors.push_back(e.ToString());
 
+  // Each project's Compute objects indexed once, for all of its targets.
+  std::map<std::string, LiveCompute> computes;
+  auto compute = [&](const std::string& project) -> const LiveCompute& {
+    auto it = computes.find(project);
+    if (it == computes.end()) it = computes.emplace(project, IndexCompute(FindProject(live, project))).first;
+    return it->second;
+  };
   std::set<std::string> declared;
   for (const auto& t : repo.targets) {
     declared.insert(t.Key());
     if (!Selected(t.Key(), options)) continue;
-    TargetPlanner planner(t.project, t.cluster, FindProject(live, t.project), options);
+    TargetPlanner planner(t.project, t.cluster, FindProject(live, t.project), compute(t.project), options);
     plan.targets.push_back(planner.Plan(t));
     if (plan.targets.back().executable()) CheckReservations(plan.targets.back(), live, &t);
     FinishTarget(&plan.targets.back(), FindProject(live, t.project), options);
@@ -94,7 +102,7 @@ Plan ComputePlan(const manifest::Repo& repo, const cloud::LiveState& live, const
     if (!Selected(key, options)) continue;
     size_t slash = key.find('/');
     std::string project = key.substr(0, slash);
-    TargetPlanner planner(project, key.substr(slash + 1), FindProject(live, project), options);
+    TargetPlanner planner(project, key.substr(slash + 1), FindProject(live, project), compute(project), options);
     plan.targets.push_back(planner.PlanVanished());
     FinishTarget(&plan.targets.back(), FindProject(live, project), options);
   }

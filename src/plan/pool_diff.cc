@@ -34,21 +34,31 @@ class Differ {
     if (call && std::find(calls_.begin(), calls_.end(), *call) == calls_.end()) calls_.push_back(*call);
   }
 
-  // Per-key changes of a map; `ignore` filters live keys that are not ours to compare.
+  // Per-key changes of a map, in key order; `ignore` filters live keys that
+  // are not ours to compare. Both maps are walked together in key order;
+  // values are quoted only for a change (Quote is one-to-one, so quoted
+  // texts differ exactly when the values do).
   void MapChanges(const std::string& path, const cloud::StringMap& want, const cloud::StringMap& have,
                   bool remove_extra, bool (*ignore)(std::string_view), bool replace,
                   std::optional<UpdateCall> call) {
-    std::set<std::string> keys;
-    for (const auto& [k, v] : want) keys.insert(k);
-    if (remove_extra)
-      for (const auto& [k, v] : have)
-        if (!ignore || !ignore(k)) keys.insert(k);
-    for (const auto& k : keys) {
-      auto w = want.find(k);
-      auto h = have.find(k);
-      std::string before = h == have.end() ? kUnset : Quote(h->second);
-      std::string after = w == want.end() ? kUnset : Quote(w->second);
-      if (before != after) Change(path + "[" + Quote(k) + "]", before, after, replace, call);
+    auto w = want.begin();
+    auto h = have.begin();
+    while (w != want.end() || h != have.end()) {
+      const bool take_w = h == have.end() || (w != want.end() && w->first <= h->first);
+      const bool take_h = w == want.end() || (h != have.end() && h->first <= w->first);
+      if (take_w && take_h) {  // in both
+        if (w->second != h->second) Change(path + "[" + Quote(w->first) + "]", Quote(h->second), Quote(w->second),
+                                           replace, call);
+        ++w;
+        ++h;
+      } else if (take_w) {  // wanted, not there
+        Change(path + "[" + Quote(w->first) + "]", kUnset, Quote(w->second), replace, call);
+        ++w;
+      } else {  // there, not wanted: a change only when extra keys are removed
+        if (remove_extra && (!ignore || !ignore(h->first)))
+          Change(path + "[" + Quote(h->first) + "]", Quote(h->second), kUnset, replace, call);
+        ++h;
+      }
     }
   }
 
@@ -82,8 +92,9 @@ class Differ {
       auto have = NormalScopes(l_.oauth_scopes.value_or(std::vector<std::string>{}));
       if (want != have) Change("config.oauthScopes", ListText(have), ListText(want), true);
     }
+    static const cloud::StringMap kNone;
     if (d_.labels) {
-      cloud::StringMap have = l_.labels.value_or(cloud::StringMap{});
+      const cloud::StringMap& have = l_.labels ? *l_.labels : kNone;
       MapChanges("config.labels", *d_.labels, have, true, IsSystemNodeLabel, false,
                  UpdateCall::kUpdateNodePool);
       for (const auto& [k, v] : have)
@@ -98,8 +109,8 @@ class Differ {
         if (IsSystemTaint(t)) result_.body.taints->push_back(t);
     }
     {
-      cloud::StringMap want = d_.resource_labels.value_or(cloud::StringMap{});
-      cloud::StringMap have = l_.resource_labels.value_or(cloud::StringMap{});
+      const cloud::StringMap& want = d_.resource_labels ? *d_.resource_labels : kNone;
+      const cloud::StringMap& have = l_.resource_labels ? *l_.resource_labels : kNone;
       MapChanges("config.resourceLabels", want, have, o_.resource_labels_declared,
                  IsSystemResourceLabel, false, UpdateCall::kUpdateNodePool);
       // Whatever we do not compare, we keep: a PUT replaces the whole set.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/desired.h"
+#include "plan/field_text.h"
 #include "plan/ownership.h"
 #include "plan/plan_test_util.h"
 
@@ -325,6 +326,27 @@ TEST(PoolDiffTest, ChangeTextShowsBeforeAndAfter) {
   PoolDiff d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
   ASSERT_EQ(d.changes.size(), 1u);
   EXPECT_EQ(d.changes[0], (FieldChange{"config.labels[\"team\"]", "\"a\"", "\"b\"", false}));
+}
+
+// Keys added, changed, removed and left alone, interleaved: one change per
+// differing key, in key order, with quoted texts; system labels never removed.
+TEST(PoolDiffTest, MapChangesAreInKeyOrder) {
+  manifest::Target target = MakeTarget();
+  manifest::TPUNodePool spec = MakePool("serve", "v6e", "2x2");
+  spec.node_config.labels = cloud::StringMap{{"b", "same"}, {"c", "new\"q"}, {"e", "2"}};
+  cloud::NodePool live = AsReported(DesiredNodePool(target, spec, 0));
+  live.labels->erase("c");
+  (*live.labels)["a"] = "gone";
+  (*live.labels)["e"] = "1";
+  (*live.labels)["f"] = "gone too";
+  PoolDiff d = DiffNodePool(DesiredNodePool(target, spec, 0), live, {false, false, "p"});
+  std::vector<FieldChange> want = {
+      {"config.labels[\"a\"]", "\"gone\"", kUnset, false},
+      {"config.labels[\"c\"]", kUnset, "\"new\\\"q\"", false},
+      {"config.labels[\"e\"]", "\"1\"", "\"2\"", false},
+      {"config.labels[\"f\"]", "\"gone too\"", kUnset, false},
+  };
+  EXPECT_EQ(d.changes, want);
 }
 
 TEST(PoolDiffTest, UpdateBodyKeepsWhatIsNotCompared) {

@@ -64,8 +64,8 @@ int GroupChips(const cloud::InstanceGroupManager& g, const LiveCompute& lc) {
 }
 
 TargetPlanner::TargetPlanner(const std::string& project, const std::string& cluster, const cloud::ProjectState* ps,
-              const PlanOptions& o)
-    : ps_(ps), o_(o), lc_(IndexCompute(ps)) {
+                             const LiveCompute& lc, const PlanOptions& o)
+    : ps_(ps), o_(o), lc_(lc) {
   tp_.project = project;
   tp_.cluster = cluster;
   tp_.key = project + "/" + cluster;
@@ -128,6 +128,12 @@ void TargetPlanner::ResolveCluster(const std::optional<std::string>& location, b
   if (found.size() == 1) {
     cluster_ = found[0];
     tp_.location = cluster_->location;
+    const std::string hash = TargetHash(tp_.key);
+    for (const auto& p : cluster_->node_pools)
+      if (PoolOwnershipByHash(p, hash) == Ownership::kOwned) {
+        owned_.push_back(&p);
+        owned_slots_.push_back(SlotOf(p));
+      }
     return;
   }
   if (location) tp_.location = *location;
@@ -142,14 +148,6 @@ void TargetPlanner::ResolveCluster(const std::optional<std::string>& location, b
                          (location ? " at location " + *location : std::string()) +
                          "; node pools need an existing GKE cluster");
   }
-}
-
-std::vector<const cloud::NodePool*> TargetPlanner::OwnedPools() const {
-  std::vector<const cloud::NodePool*> out;
-  if (!cluster_) return out;
-  for (const auto& p : cluster_->node_pools)
-    if (PoolOwnership(p, tp_.key) == Ownership::kOwned) out.push_back(&p);
-  return out;
 }
 
 void TargetPlanner::ListWorkloadPools() {

@@ -45,9 +45,11 @@ int GroupChips(const cloud::InstanceGroupManager& g, const LiveCompute& lc);
 
 class TargetPlanner {
  public:
-  // `ps` (null when the project has nothing) and `o` must outlive the planner.
+  // `ps` (null when the project has nothing), `lc` (IndexCompute(ps), built
+  // once per project: every target of the project reads it) and `o` must
+  // outlive the planner.
   TargetPlanner(const std::string& project, const std::string& cluster, const cloud::ProjectState* ps,
-                const PlanOptions& o);
+                const LiveCompute& lc, const PlanOptions& o);
   TargetPlan Plan(const manifest::Target& t);
   // A target whose directory is gone: everything it owns is deleted.
   TargetPlan PlanVanished();
@@ -55,7 +57,9 @@ class TargetPlanner {
  private:
   TargetPlan Blocked();
   void ResolveCluster(const std::optional<std::string>& location, bool required);
-  std::vector<const cloud::NodePool*> OwnedPools() const;
+  // This target's pools in the cluster, in live order; set once by
+  // ResolveCluster, since planning asks for them per slot.
+  const std::vector<const cloud::NodePool*>& OwnedPools() const { return owned_; }
   void ListWorkloadPools();
   void CountOwned();
   Action NewAction(ActionKind kind, ResourceRef ref, std::string source, std::string reason);
@@ -113,9 +117,11 @@ class TargetPlanner {
   const cloud::ProjectState* ps_;
   const PlanOptions& o_;
   const manifest::Target* target_ = nullptr;  // Plan()'s, while it runs
-  LiveCompute lc_;
+  const LiveCompute& lc_;
   TargetPlan tp_;
   const cloud::Cluster* cluster_ = nullptr;
+  std::vector<const cloud::NodePool*> owned_;  // see OwnedPools()
+  std::vector<std::string> owned_slots_;       // SlotOf(*owned_[i])
   DesiredTarget desired_;
   bool prune_ = true;
   // Live pool names a desired slot accounts for (its own name included).

@@ -26,8 +26,8 @@ std::vector<const cloud::NodePool*> TargetPlanner::SlotCandidates(const std::str
   for (const auto& p : cluster_->node_pools)
     if (p.name == slot) out.push_back(&p);
   std::vector<const cloud::NodePool*> labelled;
-  for (const auto* p : OwnedPools())
-    if (p->name != slot && SlotOf(*p) == slot) labelled.push_back(p);
+  for (size_t i = 0; i < owned_.size(); ++i)
+    if (owned_[i]->name != slot && owned_slots_[i] == slot) labelled.push_back(owned_[i]);
   std::sort(labelled.begin(), labelled.end(),
             [](const auto* a, const auto* b) { return a->name < b->name; });
   out.insert(out.end(), labelled.begin(), labelled.end());
@@ -120,7 +120,9 @@ void TargetPlanner::PlanPools() {
         break;
       }
       PoolDiffOptions opts{dp.multi_host, spec.node_config.resource_labels.has_value(), tp_.project};
-      PoolDiff d = DiffNodePool(AsPoolNamed(dp.pool, lp->name), *lp, opts);
+      std::optional<cloud::NodePool> renamed;  // only for a pool not named for its slot
+      const cloud::NodePool& want = lp->name == dp.pool.name ? dp.pool : renamed.emplace(AsPoolNamed(dp.pool, lp->name));
+      PoolDiff d = DiffNodePool(want, *lp, opts);
       fits.push_back({lp, own, std::move(d), own == Ownership::kOwned && Broken(lp->status)});
     }
     if (conflict) continue;

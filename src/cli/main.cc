@@ -16,8 +16,9 @@ int main(int argc, char** argv) {
   // Blocks of 128 KiB and more (response bodies, their parse buffers) are
   // mmapped and given back when freed. Set explicitly, the threshold no longer
   // rises to the largest block freed (glibc's default), after which such
-  // buffers, freed on several refresh threads, leave holes in every thread's
-  // heap: a cold plan of 20,000 node pools peaked at 167 MB RSS instead of 146.
+  // buffers, freed on several threads, leave holes in every thread's heap (a
+  // cold plan of 20,000 node pools once peaked at 167 MB RSS instead of 146).
+  // A long-running `watch` keeps this; `plan` raises it again (cmd_plan.cc).
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   CLI::App app{"tpu-provisioner: GitOps for Cloud TPU capacity", "tpu-provisioner"};
   app.set_version_flag("--version", TPU_PROVISIONER_VERSION);

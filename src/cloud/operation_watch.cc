@@ -146,8 +146,13 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
                                               waiters = std::move(waiters)](Result<http::HttpResponse> r) mutable {
     ApiResult<std::vector<Operation>> listed = finish(std::move(r));
     std::vector<Waiter> unlisted;
-    if (!listed.ok()) {
+    if (!listed.ok() && listed.error().retryable()) {
+      // The API is busy or failing: each poll backs off as a failed GET would.
       for (Waiter& w : waiters) Answer(key, w, listed.error());
+    } else if (!listed.ok()) {
+      // Refused for good (a role that may get operations but not list them,
+      // a quota on lists): the list's failure is not the operations'.
+      unlisted = std::move(waiters);
     } else {
       std::unordered_map<std::string, Operation*> by_name;
       for (Operation& op : *listed) by_name.emplace(op.name, &op);

@@ -22,8 +22,10 @@
 // the list rate follows the operations' times and the API's latency rather
 // than the number of operations.
 //
-// A failed list answers each of its polls with the list's error (a 503 is
-// retried by the poller's owner like a failed GET). Requests are prepared
+// A list that fails with a retryable error (429, 5xx, a dropped connection)
+// answers each of its polls with that error, which the poller's owner backs
+// off from as from a failed GET; one refused for good (403, 400) is not the
+// operations' failure: each of its polls is read with a GET instead. Requests are prepared
 // (token, headers) on the thread calling Poll, never on the loop thread,
 // which may not wait for a token; a project's list is prepared again after a
 // minute, well inside an access token's hour.

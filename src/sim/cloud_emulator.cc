@@ -418,8 +418,9 @@ Status CloudEmulator::ReclaimSpot(const std::string& zone, const std::string& pr
   return impl_->ReclaimLocked(body);
 }
 
-json CloudEmulator::StateSnapshot() const {
+json CloudEmulator::StateSnapshot() {
   std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->AdvanceAndPersist(false);
   return impl_->state.ToJson();
 }
 

@@ -104,7 +104,9 @@ class CloudEmulator {
   Status ReclaimSpot(const std::string& zone, const std::string& project = "",
                      const std::string& location = "", const std::string& cluster = "",
                      const std::string& pool = "");
-  json StateSnapshot() const;
+  // The whole state as GET /sim/state gives it: operations due by now are
+  // advanced first, as any reader of the API would see them.
+  json StateSnapshot();
 
   class Impl;
 

@@ -182,7 +182,7 @@ TEST_F(OperationWatchTest, ComputeOperationsTheFilteredListLeavesOutAreReadOneBy
   EXPECT_EQ(watch_->counts().gets, 3);
 }
 
-TEST_F(OperationWatchTest, AFailedListAnswersEachPollWithItsError) {
+TEST_F(OperationWatchTest, ABusyListIsEachPollsErrorARefusedOneFallsBackToGets) {
   Start({{"default", 600'000}});
   ASSERT_TRUE(emulator_->EnsureCluster("proj-f", "us-east5", "c").ok());
   std::vector<Operation> ops;
@@ -205,6 +205,19 @@ TEST_F(OperationWatchTest, AFailedListAnswersEachPollWithItsError) {
     EXPECT_EQ(a.error().http_status, 503);
     EXPECT_TRUE(a.error().retryable());
   }
+  EXPECT_EQ(Calls(kGkeGet), 0);
+
+  // A list refused for good (403: a quota on lists, a role without
+  // operations.list) is no answer about the operations: each is read with a GET.
+  faults.body = R"({"seed": 1, "rules": [{"method": "GET", "path": "/locations/-/operations$", "rateQuota": 1}]})";
+  set = cloud_->transport().Send(faults);
+  ASSERT_TRUE(set.ok() && set->status == 200) << (set.ok() ? set->body : set.status().ToString());
+  answers = PollAll(ops);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].status().ToString();
+    EXPECT_EQ(answers[i]->name, ops[i].name);
+  }
+  EXPECT_EQ(Calls(kGkeGet), 3);
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ inline std::string ResourceName(const std::string& path) {
 // What the emulator holds now, from its own state: "gke:CLUSTER/POOL" → node
 // count per pool, "mig:NAME" → targetSize, "template:NAME" and "policy:NAME" → 0
 // (Compute objects of TPUNodeGroups; GKE's own "gke-…" groups left out).
-inline std::map<std::string, int> Inventory(const sim::CloudEmulator& emu) {
+inline std::map<std::string, int> Inventory(sim::CloudEmulator& emu) {
   std::map<std::string, int> out;
   json state = emu.StateSnapshot();
   for (const auto& [key, pool] : state["pools"].items()) {
@@ -187,7 +187,7 @@ inline std::map<std::string, int> Inventory(const sim::CloudEmulator& emu) {
 }
 
 // Operations the emulator has not finished yet.
-inline int RunningOperations(const sim::CloudEmulator& emu) {
+inline int RunningOperations(sim::CloudEmulator& emu) {
   json state = emu.StateSnapshot();
   int n = 0;
   for (const char* kind : {"gkeOperations", "computeOperations"})

@@ -112,8 +112,8 @@ void RunColdPlan(const BenchContext& ctx, Results* out) {
     out->Add(sc, "plan wall time" + tag, pw, "s", RunsNote(p));
     out->Add(sc, "plan CPU time" + tag, Median(p.cpu), "s", RunsNote(p));
     auto& rss = out->Add(sc, "plan peak RSS" + tag, Median(p.rss_mb), "MB", RunsNote(p));
-    rss.target = "< 200 MB";
-    if (rss.value) rss.met = *rss.value < 200;
+    rss.target = "< 150 MB";
+    if (rss.value) rss.met = *rss.value < 150;
     auto& calls = out->Add(sc, "plan API calls" + tag, pc, "calls",
                            "lower bound 4 × " + std::to_string(projects) + " projects + " +
                                std::to_string(naming) + " reservation lists = " + std::to_string(bound));

@@ -79,7 +79,11 @@ Executor::Executor(Clients clients, ExecuteOptions options, Scheduler::Observer 
   }
 }
 
-void Executor::Cancel() { scheduler_.Cancel(); }
+void Executor::Cancel() {
+  scheduler_.Cancel();
+  // Tasks waiting in the watch for their poll time hear back at once.
+  if (options_.steps.watch) options_.steps.watch->AnswerAllNow();
+}
 
 std::vector<TaskResult> Executor::Snapshot() const { return scheduler_.Snapshot(); }
 

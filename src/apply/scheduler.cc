@@ -290,6 +290,11 @@ void Scheduler::WorkerLoop() {
       } else if (!out.call || (!out.call->start && (!out.call->transport || !out.call->then))) {
         out = Outcome::Failed(Status::Internal("a task asked for a call without a transport or continuation"));
       } else {
+        {
+          // What the outcome says besides its call: a note, an operation started.
+          std::lock_guard<std::mutex> g(mu_);
+          NoteCallLocked(job.index, out);
+        }
         SubmitCall(job.index, std::move(out.call));
         l.lock();
         continue;  // still in flight: the continuation's outcome counts
@@ -301,15 +306,20 @@ void Scheduler::WorkerLoop() {
   }
 }
 
-void Scheduler::HandleOutcomeLocked(size_t i, Outcome out) {
+void Scheduler::NoteCallLocked(size_t i, const Outcome& out) {
   Entry& e = entries_[i];
-  ++e.result.advances;
   if (!out.note.empty() && out.note != e.result.note) {
     e.result.note = out.note;
     NotifyLocked(i);
   }
   // An operation started: the group grows its limit back a step.
   if (out.call_accepted && e.group) e.group->limit = std::min(options_.group_limit, e.group->limit + 1);
+}
+
+void Scheduler::HandleOutcomeLocked(size_t i, Outcome out) {
+  Entry& e = entries_[i];
+  ++e.result.advances;
+  NoteCallLocked(i, out);
   switch (out.kind) {
     case Outcome::Kind::kDone:
       FinishLocked(i, TaskResult::State::kDone, Status::OK());

@@ -126,6 +126,8 @@ class Scheduler {
   void WorkerLoop();
   // Sends task i's request; its answer comes back as a Job. Called without the lock.
   void SubmitCall(size_t i, std::shared_ptr<PendingCall> call);
+  // REQUIRES: mu_ held. Takes in an outcome's note and call_accepted.
+  void NoteCallLocked(size_t i, const Outcome& out);
   // Starts what can start. After the first call it looks only at the tasks a
   // finish may have made ready (the lane's next task, the finished task's
   // dependents), unless tasks were held back by the parallelism limit and a

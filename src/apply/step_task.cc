@@ -108,7 +108,7 @@ Outcome StepTask::AfterCall(cloud::ApiResult<cloud::Operation> result) {
   expected_ = op_kind_.empty() ? std::nullopt : options_.times->Expected(op_kind_);
   const bool ours = step.learn_timing;  // an operation of ours started (not one awaited)
   // Rare: finished at once. OperationDone may replace the steps (a stockout), so `step` is not used after.
-  Outcome out = op_->done() ? OperationDone() : Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+  Outcome out = op_->done() ? OperationDone() : WaitForPoll(NextPoll(), step.what + ": waiting for " + op_->name);
   out.call_accepted = ours;
   return out;
 }
@@ -123,22 +123,31 @@ std::chrono::milliseconds StepTask::NextPoll() {
   return options_.poll.DelayExpecting(*expected_, age, 0, rng_());
 }
 
+Outcome StepTask::WaitForPoll(std::chrono::milliseconds wait, std::string note) {
+  if (!options_.watch) return Outcome::Again(wait, std::move(note));
+  // Through the watch the task waits for its poll there, not on a timer: it
+  // is answered at its poll time at the latest (plus a late step's share of
+  // its expected time, or before its kind's time is known a quarter of the
+  // wait, to go out with others of its project), and sooner if a list sent
+  // for others shows its operation done.
+  const double share = expected_ ? static_cast<double>(expected_->count()) * options_.poll.late_step
+                                 : static_cast<double>(last_fallback_delay_.count()) / 4;
+  const auto slack = std::max(options_.poll.min_step, std::chrono::milliseconds(static_cast<int64_t>(share)));
+  Outcome out = Outcome::Wait([this, wait, slack](std::function<void(std::function<Outcome()>)> resume) {
+    options_.watch->PollAfter(*op_, wait, slack, [this, resume = std::move(resume)](cloud::ApiResult<cloud::Operation> r) {
+      // Timed when answered: the answer may come from any list sent meanwhile.
+      const auto answered = options_.clock->Now();
+      resume([this, answered, r = std::move(r)]() mutable { return AfterPoll(std::move(r), answered); });
+    });
+  });
+  out.note = std::move(note);
+  return out;
+}
+
 Outcome StepTask::Poll() {
   if (op_->done()) return OperationDone();
+  if (options_.watch) return WaitForPoll(std::chrono::milliseconds(0), steps_[index_].what + ": waiting for " + op_->name);
   const auto sent = options_.clock->Now();
-  if (options_.watch) {
-    // It may wait for other polls of its project as long as a late step's
-    // share of its expected time, or, before its kind's time is known, a
-    // quarter of the wait it has just had.
-    const double share = expected_ ? static_cast<double>(expected_->count()) * options_.poll.late_step
-                                   : static_cast<double>(last_fallback_delay_.count()) / 4;
-    const auto slack = std::max(options_.poll.min_step, std::chrono::milliseconds(static_cast<int64_t>(share)));
-    return Outcome::Wait([this, sent, slack](std::function<void(std::function<Outcome()>)> resume) {
-      options_.watch->Poll(*op_, slack, [this, sent, resume = std::move(resume)](cloud::ApiResult<cloud::Operation> r) {
-        resume([this, sent, r = std::move(r)]() mutable { return AfterPoll(std::move(r), sent); });
-      });
-    });
-  }
   auto call = poller_->PreparePoll(*op_);
   if (!call.ok()) return AfterPoll(call.error(), sent);
   return Outcome::Send(call->transport, std::move(call->request),
@@ -166,7 +175,7 @@ Outcome StepTask::AfterPoll(cloud::ApiResult<cloud::Operation> polled, std::chro
   const auto age = std::chrono::duration_cast<std::chrono::milliseconds>(sent - op_started_);
   if (!op_->done()) {
     seen_running_ = age;
-    return Outcome::Again(NextPoll(), step.what + ": waiting for " + op_->name);
+    return WaitForPoll(NextPoll(), step.what + ": waiting for " + op_->name);
   }
   if (!op_kind_.empty()) options_.times->Observe(op_kind_, expected_, seen_running_, age);
   return OperationDone();

@@ -106,6 +106,9 @@ class StepTask : public Task {
   Outcome Retry(const cloud::ApiError& error, const std::string& what, bool throttled = false);
   // Delay before the next poll of op_.
   std::chrono::milliseconds NextPoll();
+  // Polls op_ after `wait`: a timer, then a GET; or, with a watch, a wait
+  // in its project's batch that ends by then or when a list shows op_ done.
+  Outcome WaitForPoll(std::chrono::milliseconds wait, std::string note);
 
   cloud::OperationPoller* poller_;
   StepTaskOptions options_;

@@ -30,6 +30,11 @@ OperationWatch::Counts OperationWatch::counts() const {
 }
 
 void OperationWatch::Poll(const Operation& op, std::chrono::milliseconds slack, Done done) {
+  PollAfter(op, std::chrono::milliseconds(0), slack, std::move(done));
+}
+
+void OperationWatch::PollAfter(const Operation& op, std::chrono::milliseconds wait, std::chrono::milliseconds slack,
+                               Done done) {
   // Prepared here, on the caller's thread: a token refresh may block.
   auto get = poller_->PreparePoll(op);
   if (!get.ok()) return done(get.error());
@@ -60,10 +65,10 @@ void OperationWatch::Poll(const Operation& op, std::chrono::milliseconds slack, 
     std::lock_guard<std::mutex> lock(mu_);
     ++counts_.polls;
     Batch& b = batches_[key];
-    b.pending.push_back(Waiter{op, std::move(*get), std::move(done)});
+    const auto due = now + wait + slack;
+    b.pending.push_back(Waiter{op, std::move(*get), std::move(done), due, now + wait});
     if (list) b.list = std::move(*list);
     if (scope_list) b.scope_lists.insert_or_assign(scope, std::move(*scope_list));
-    const auto due = now + slack;
     if (!b.due || due < *b.due) b.due = due;
     arm = ArmLocked(b, now);
   }
@@ -96,11 +101,11 @@ void OperationWatch::Flush(const std::string& key) {
       // A timer set for polls that have gone out since: wait for these ones' time.
       rearm = ArmLocked(b, now);
     } else {
-      waiters.swap(b.pending);
-      b.due.reset();
-      const int asked = static_cast<int>(waiters.size());
+      const int asked = static_cast<int>(b.pending.size());
       const int running = static_cast<int>(b.running.size());
       if (asked >= options_.list_from || (asked == 2 && running >= options_.list_from)) {
+        // One list answers them all, the ones not due yet included.
+        waiters.swap(b.pending);
         // Compute: one zone's list when every operation asked for is in it.
         std::set<std::string> scopes;
         for (const Waiter& w : waiters)
@@ -108,7 +113,13 @@ void OperationWatch::Flush(const std::string& key) {
         auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
         if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second.call;
         else if (b.list) list = b.list->call;
+        if (!list) {
+          b.pending.swap(waiters);
+          waiters.clear();
+        }
       }
+      if (!list) waiters = TakeDueLocked(b, now);  // a GET each: only those due
+      RecomputeDueLocked(b);
       // Counted before anything is sent: an answer may come back on this thread.
       b.in_flight = list ? 1 : static_cast<int>(waiters.size());
     }
@@ -145,35 +156,76 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
   transport->Submit(std::move(list.request), [this, key, finish = std::move(list.finish),
                                               waiters = std::move(waiters)](Result<http::HttpResponse> r) mutable {
     ApiResult<std::vector<Operation>> listed = finish(std::move(r));
-    std::vector<Waiter> unlisted;
+    const auto now = Clock::now();
+    std::vector<Waiter> unlisted, later;
+    // A poll not ripe yet is answered now only if its operation is done.
+    auto due = [&](const Waiter& w) { return w.ripe <= now; };
     if (!listed.ok() && listed.error().retryable()) {
-      // The API is busy or failing: each poll backs off as a failed GET would.
-      for (Waiter& w : waiters) Answer(key, w, listed.error());
+      // The API is busy or failing: each poll due backs off as a failed GET would.
+      for (Waiter& w : waiters) {
+        if (due(w)) Answer(key, w, listed.error());
+        else later.push_back(std::move(w));
+      }
     } else if (!listed.ok()) {
       // Refused for good (a role that may get operations but not list them,
       // a quota on lists): the list's failure is not the operations'.
-      unlisted = std::move(waiters);
+      for (Waiter& w : waiters) (due(w) ? unlisted : later).push_back(std::move(w));
     } else {
       std::unordered_map<std::string, Operation*> by_name;
       for (Operation& op : *listed) by_name.emplace(op.name, &op);
       for (Waiter& w : waiters) {
         auto it = by_name.find(w.op.name);
         if (it == by_name.end() || (w.op.api == Operation::Api::kCompute && it->second->location != w.op.location)) {
-          unlisted.push_back(std::move(w));
-          continue;
+          (due(w) ? unlisted : later).push_back(std::move(w));
+        } else if (!it->second->done() && !due(w)) {
+          later.push_back(std::move(w));
+        } else {
+          Answer(key, w, *it->second);
         }
-        Answer(key, w, *it->second);
       }
     }
-    if (!unlisted.empty()) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        batches_[key].in_flight += static_cast<int>(unlisted.size());
-      }
-      SendGets(key, std::move(unlisted));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      Batch& b = batches_[key];
+      for (Waiter& w : later) b.pending.push_back(std::move(w));
+      RecomputeDueLocked(b);
+      b.in_flight += static_cast<int>(unlisted.size());
     }
+    if (!unlisted.empty()) SendGets(key, std::move(unlisted));
     Returned(key);
   });
+}
+
+std::vector<OperationWatch::Waiter> OperationWatch::TakeDueLocked(Batch& b, Clock::time_point now) {
+  std::vector<Waiter> due, rest;
+  for (Waiter& w : b.pending) (w.ripe <= now ? due : rest).push_back(std::move(w));
+  b.pending.swap(rest);
+  return due;
+}
+
+void OperationWatch::RecomputeDueLocked(Batch& b) {
+  b.due.reset();
+  for (const Waiter& w : b.pending)
+    if (!b.due || w.deadline < *b.due) b.due = w.deadline;
+}
+
+void OperationWatch::AnswerAllNow() {
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto now = Clock::now();
+    for (auto& [key, b] : batches_) {
+      if (b.pending.empty()) continue;
+      for (Waiter& w : b.pending) {
+        w.deadline = std::min(w.deadline, now);
+        w.ripe = std::min(w.ripe, now);
+      }
+      b.due = now;
+      b.armed_for.reset();
+      keys.push_back(key);
+    }
+  }
+  for (const std::string& key : keys) Arm(key, std::chrono::milliseconds(0));
 }
 
 void OperationWatch::Answer(const std::string& key, Waiter& w, ApiResult<Operation> result) {

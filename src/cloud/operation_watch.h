@@ -16,8 +16,10 @@
 //    leaves out what is DONE; a second page; an operation already
 //    garbage-collected, whose 404 the GET then reports).
 // A poll goes out with the others of its project and API when the first of
-// them has waited its `slack` (the poller's owner gives a fraction of its
-// operation's expected time), and while that project's calls are in flight
+// them has waited its `slack` (the poller's owner gives the time until its
+// operation's next poll, plus a fraction of its expected time); a list
+// answers every waiting poll whose operation it shows done, and keeps the
+// rest waiting for their own time. While that project's calls are in flight
 // new polls wait for them to come back: one batch per project at a time, so
 // the list rate follows the operations' times and the API's latency rather
 // than the number of operations.
@@ -67,9 +69,18 @@ class OperationWatch {
       : OperationWatch(poller, gke, compute, loop, Options{}) {}
 
   using Done = std::function<void(ApiResult<Operation>)>;
-  // `slack`: how long this poll may wait for others of its project to go
-  // out with it (the caller knows what its operation's timing allows).
+  // `slack`: how long this poll may wait, for others of its project to go
+  // out with it or for its operation's next poll time. It is answered at
+  // the latest then, and sooner if a list sent meanwhile for other polls of
+  // its project shows its operation done.
   void Poll(const Operation& op, std::chrono::milliseconds slack, Done done);
+  // The same, for a poll of an operation that is not due for `wait` yet: it
+  // is answered before then only if a list shows its operation done, and
+  // from then on as Poll(op, slack) would be.
+  void PollAfter(const Operation& op, std::chrono::milliseconds wait, std::chrono::milliseconds slack, Done done);
+  // Every poll waiting is answered as soon as its call comes back (an apply
+  // being cancelled stops waiting for operation times).
+  void AnswerAllNow();
   void Poll(const Operation& op, Done done) { Poll(op, options_.window, std::move(done)); }
 
   // Calls made so far, for tests and the apply's summary.
@@ -81,10 +92,15 @@ class OperationWatch {
   Counts counts() const;
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct Waiter {
     Operation op;
     PreparedCall<Operation> get;
     Done done;
+    Clock::time_point deadline;  // answered by then at the latest; sooner if a list shows it done
+    // From then on a call that goes out takes it along and answers it
+    // whatever it says (before, only if its operation is done).
+    Clock::time_point ripe;
   };
   // A list call kept ready to send, and when it was prepared (its token is
   // used for kPreparedFor at most; access tokens live an hour).
@@ -93,7 +109,6 @@ class OperationWatch {
     std::chrono::steady_clock::time_point prepared;
   };
   static constexpr std::chrono::seconds kPreparedFor{60};
-  using Clock = std::chrono::steady_clock;
   struct Batch {
     std::vector<Waiter> pending;
     std::optional<Clock::time_point> due;        // the earliest a pending poll may go out
@@ -114,6 +129,10 @@ class OperationWatch {
   // Arm, after releasing mu_.
   std::optional<std::chrono::milliseconds> ArmLocked(Batch& batch, Clock::time_point now);
   void Arm(const std::string& key, std::chrono::milliseconds delay);
+  // REQUIRES: mu_ held. The pending polls due by `now`, taken out.
+  std::vector<Waiter> TakeDueLocked(Batch& batch, Clock::time_point now);
+  // REQUIRES: mu_ held. batch.due from its pending polls' deadlines.
+  void RecomputeDueLocked(Batch& batch);
   void SendGets(const std::string& key, std::vector<Waiter> waiters);
   void SendList(const std::string& key, PreparedCall<std::vector<Operation>> list, std::vector<Waiter> waiters);
   // Hands `w` its answer, noting whether its operation still runs.

@@ -126,6 +126,46 @@ TEST_F(OperationWatchTest, PollsOfABusyProjectGoOutAsOneListAndOfAQuietOneAsGets
   EXPECT_EQ(Calls(kGkeGet), 2);
 }
 
+// A poll not due for a minute is answered at once when a list sent for
+// others of its project shows its operation done.
+TEST_F(OperationWatchTest, AListForOthersAnswersAWaitingPollWhoseOperationIsDone) {
+  Start({{"default", 600'000}, {"CREATE_NODE_POOL", 0}});
+  ASSERT_TRUE(emulator_->EnsureCluster("proj-s", "us-east5", "c").ok());
+  const ClusterRef cluster{"proj-s", "us-east5", "c"};
+  std::vector<Operation> resizes;
+  Operation created;
+  for (int i = 0; i < 4; ++i) {
+    auto op = cloud_->gke().CreateNodePool(cluster, Pool("np-" + std::to_string(i)));
+    ASSERT_TRUE(op.ok()) << op.status().ToString();
+    created = *op;  // done as soon as the emulator next looks
+    if (i == 3) break;
+    auto resize = cloud_->gke().SetNodePoolSize({cluster, "np-" + std::to_string(i)}, 2);
+    ASSERT_TRUE(resize.ok()) << resize.status().ToString();
+    resizes.push_back(*resize);  // ten minutes
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<ApiResult<Operation>> early;
+  watch_->PollAfter(created, std::chrono::minutes(1), std::chrono::milliseconds(10), [&](ApiResult<Operation> r) {
+    std::lock_guard<std::mutex> l(mu);
+    early = std::move(r);
+    cv.notify_all();
+  });
+  auto answers = PollAll(resizes);
+  for (const auto& a : answers) {
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    EXPECT_FALSE(a->done());
+  }
+  std::unique_lock<std::mutex> l(mu);
+  ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(30), [&] { return early.has_value(); }))
+      << "the done operation's poll waited for its own time";
+  ASSERT_TRUE(early->ok()) << early->status().ToString();
+  EXPECT_EQ((*early)->name, created.name);
+  EXPECT_TRUE((*early)->done());
+  EXPECT_EQ(Calls(kGkeList), 1);
+  EXPECT_EQ(Calls(kGkeGet), 0);
+}
+
 TEST_F(OperationWatchTest, ComputeListsOneZoneWhenOnlyItIsBusy) {
   // Inserts finish at once; resizes (zonal operations) run on.
   Start({{"default", 0}, {"compute.instanceGroupManagers.resize", 600'000}});

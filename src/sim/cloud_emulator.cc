@@ -311,8 +311,8 @@ Status CloudEmulator::Start() {
   // calls hold one for up to two minutes: size the pool for both.
   // Threads as connections need them, none kept idle: embedded in `watch
   // --cloud sim`, a fixed pool was most of an idle daemon's threads. Up to
-  // 512, room for several clients as wide as ours (128 connections to one
-  // host, http/curl_multi.h): the emulator speaks
+  // 512, room for two clients as wide as ours (256 connections to one host,
+  // http/curl_multi.h): the emulator speaks
   // HTTP/1.1, a request per connection at a time, where Google's front ends
   // multiplex a hundred on each HTTP/2 connection.
   svr.new_task_queue = [] { return new ElasticTaskQueue(512); };

@@ -35,6 +35,8 @@ void OperationWatch::Poll(const Operation& op, std::chrono::milliseconds slack, 
 
 void OperationWatch::PollAfter(const Operation& op, std::chrono::milliseconds wait, std::chrono::milliseconds slack,
                                Done done) {
+  // With no loop to wait on, a poll goes out at once: nothing can be put off.
+  if (!loop_->HasEventLoop()) wait = slack = std::chrono::milliseconds(0);
   // Prepared here, on the caller's thread: a token refresh may block.
   auto get = poller_->PreparePoll(op);
   if (!get.ok()) return done(get.error());

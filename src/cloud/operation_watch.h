@@ -62,7 +62,8 @@ class OperationWatch {
   };
   // Calls are sent through the clients' transport; `loop` runs the batching
   // timers (the same event loop, http::HttpTransport::RunAfter). All must
-  // outlive the watch.
+  // outlive the watch. Over a transport with no event loop every poll goes
+  // out at once, as a GET of its own unless others are waiting with it.
   OperationWatch(OperationPoller* poller, GkeClient* gke, ComputeClient* compute, http::HttpTransport* loop,
                  Options options);
   OperationWatch(OperationPoller* poller, GkeClient* gke, ComputeClient* compute, http::HttpTransport* loop)

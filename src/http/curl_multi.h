@@ -61,6 +61,7 @@ class CurlMultiLoop : public HttpTransport {
   // each time the loop wakes; it wakes for the earliest). Like `done`, it
   // must be cheap. Timers still pending when the loop stops never run.
   void RunAfter(std::chrono::milliseconds delay, std::function<void()> fn) override;
+  bool HasEventLoop() const override { return true; }
 
   // New TCP connections opened so far (reuse keeps this low). For tests and metrics.
   int64_t connections_opened() const { return connections_opened_.load(); }

@@ -81,6 +81,9 @@ class HttpTransport {
     (void)delay;
     fn();
   }
+  // True when RunAfter really waits (an event loop); false when it runs its
+  // function at once, so nothing may be put off with it.
+  virtual bool HasEventLoop() const { return false; }
 };
 
 }  // namespace tpu::http

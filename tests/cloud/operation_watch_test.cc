@@ -11,6 +11,7 @@
 
 #include "cloud/emulator_fixture.h"
 #include "http/curl_multi.h"
+#include "http/curl_transport.h"
 
 namespace tpu::cloud {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 // transport is the event loop, as the real binary's is.
 class OperationWatchTest : public ::testing::Test {
  protected:
-  void Start(std::map<std::string, int> op_latency_ms) {
+  void Start(std::map<std::string, int> op_latency_ms, bool event_loop = true) {
     sim::CloudEmulatorOptions options;
     options.op_latency_ms = std::move(op_latency_ms);
     emulator_ = std::make_unique<sim::CloudEmulator>(options);
@@ -27,8 +28,11 @@ class OperationWatchTest : public ::testing::Test {
     Endpoints endpoints;
     endpoints.container_root = emulator_->endpoint() + "/";
     endpoints.compute_v1 = emulator_->endpoint() + "/compute/v1/";
-    cloud_ = std::make_unique<CloudConnection>(std::make_unique<http::CurlMultiLoop>(),
-                                               std::make_unique<StaticTokenProvider>("watch-token"), endpoints);
+    std::unique_ptr<http::HttpTransport> transport;
+    if (event_loop) transport = std::make_unique<http::CurlMultiLoop>();
+    else transport = std::make_unique<http::CurlTransport>();
+    cloud_ = std::make_unique<CloudConnection>(std::move(transport), std::make_unique<StaticTokenProvider>("watch-token"),
+                                               endpoints);
     // A window long enough that every poll a test makes in a row joins one batch.
     watch_ = std::make_unique<OperationWatch>(&cloud_->poller(), &cloud_->gke(), &cloud_->compute(),
                                               &cloud_->transport(),
@@ -164,6 +168,22 @@ TEST_F(OperationWatchTest, AListForOthersAnswersAWaitingPollWhoseOperationIsDone
   EXPECT_TRUE((*early)->done());
   EXPECT_EQ(Calls(kGkeList), 1);
   EXPECT_EQ(Calls(kGkeGet), 0);
+}
+
+// A blocking transport has no loop to wait on: a poll put off for a minute
+// goes out at once, on the calling thread, as a GET.
+TEST_F(OperationWatchTest, WithoutAnEventLoopAPollGoesOutAtOnce) {
+  Start({{"default", 600'000}}, /*event_loop=*/false);
+  ASSERT_TRUE(emulator_->EnsureCluster("proj-b", "us-east5", "c").ok());
+  auto op = cloud_->gke().CreateNodePool({"proj-b", "us-east5", "c"}, Pool("np"));
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  std::optional<ApiResult<Operation>> answer;
+  watch_->PollAfter(*op, std::chrono::minutes(1), std::chrono::seconds(1),
+                    [&](ApiResult<Operation> r) { answer = std::move(r); });
+  ASSERT_TRUE(answer.has_value()) << "answered before PollAfter returned";
+  ASSERT_TRUE(answer->ok()) << answer->status().ToString();
+  EXPECT_FALSE((*answer)->done());
+  EXPECT_EQ(Calls(kGkeGet), 1);
 }
 
 TEST_F(OperationWatchTest, ComputeListsOneZoneWhenOnlyItIsBusy) {

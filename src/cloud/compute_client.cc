@@ -53,14 +53,21 @@ Prepared<Operation> ComputeClient::PrepareOperation(const std::string& method, c
   return Then<Operation>(std::move(call), std::move(parse));
 }
 
+std::string ComputeClient::ListPageUrl(const std::string& path, bool aggregated, const std::string& filter,
+                                       const std::string& page_token) const {
+  std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults);
+  if (aggregated) url += "&returnPartialSuccess=false";
+  if (!filter.empty()) url += "&filter=" + UrlEncode(filter);
+  if (!page_token.empty()) url += "&pageToken=" + UrlEncode(page_token);
+  return url;
+}
+
 template <typename ReadPage>
 Prepared<std::string> ComputeClient::PrepareAggregatedPage(const std::string& project, const std::string& collection,
                                                            const std::string& filter, const std::string& page_token,
                                                            ReadPage read_page) {
   std::string path = "projects/" + project + "/aggregated/" + collection;
-  std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) + "&returnPartialSuccess=false";
-  if (!filter.empty()) url += "&filter=" + UrlEncode(filter);
-  if (!page_token.empty()) url += "&pageToken=" + UrlEncode(page_token);
+  std::string url = ListPageUrl(path, /*aggregated=*/true, filter, page_token);
   std::function<ApiResult<std::string>(ApiResult<std::string>)> read =
       [path, read_page](ApiResult<std::string> body) -> ApiResult<std::string> {
     if (!body.ok()) return body.error();
@@ -242,9 +249,7 @@ Prepared<std::vector<Operation>> ComputeClient::PrepareListRunningOperations(con
                                                                              const std::string& scope) {
   const std::string path =
       "projects/" + project + "/" + (scope.empty() ? std::string("aggregated") : scope) + "/operations";
-  const std::string url = Url(path) + "?maxResults=" + std::to_string(kMaxResults) +
-                          "&filter=" + UrlEncode("status != DONE") +
-                          (scope.empty() ? "&returnPartialSuccess=false" : "");
+  const std::string url = ListPageUrl(path, /*aggregated=*/scope.empty(), "status != DONE", "");
   return Then<std::vector<Operation>>(
       caller_->PrepareRaw(url),
       std::function<ApiResult<std::vector<Operation>>(ApiResult<std::string>)>(
@@ -260,11 +265,13 @@ Prepared<std::vector<Operation>> ComputeClient::PrepareListRunningOperations(con
           }));
 }
 
+std::string OperationScopePath(const Operation& op) {
+  if (op.scope.empty() || op.scope == "global") return "global";
+  return op.scope + "/" + op.location;
+}
+
 static std::string OperationPath(const Operation& op) {
-  std::string scope = op.scope.empty() ? "global" : op.scope;
-  std::string path = "projects/" + op.project + "/";
-  if (scope == "global") return path + "global/operations/" + op.name;
-  return path + scope + "/" + op.location + "/operations/" + op.name;
+  return "projects/" + op.project + "/" + OperationScopePath(op) + "/operations/" + op.name;
 }
 
 Prepared<Operation> ComputeClient::PrepareGetOperation(const Operation& op) {

@@ -21,6 +21,10 @@
 
 namespace tpu::cloud {
 
+// Where a Compute operation lives, as its paths spell it: "zones/Z",
+// "regions/R" or "global" (from op.scope and op.location).
+std::string OperationScopePath(const Operation& op);
+
 class ComputeClient {
  public:
   // Aggregated list page size (the API's maximum).
@@ -132,6 +136,10 @@ class ComputeClient {
 
  private:
   std::string Url(const std::string& path) const { return root_ + path; }
+  // A list page's URL: at most kMaxResults items, and for an aggregated list
+  // no partial success (an unreachable scope is reported, not left out).
+  std::string ListPageUrl(const std::string& path, bool aggregated, const std::string& filter,
+                          const std::string& page_token) const;
   ApiResult<Operation> CallOperation(const std::string& method, const std::string& path,
                                      const nlohmann::json* body) {
     return SendPrepared(PrepareOperation(method, path, body));

@@ -12,12 +12,6 @@ std::string BatchKey(const Operation& op) {
   return (op.api == Operation::Api::kGke ? "gke " : "compute ") + op.project;
 }
 
-// The scope path of a Compute operation's own list: "zones/Z", "regions/R", "global".
-std::string ScopePath(const Operation& op) {
-  if (op.scope.empty() || op.scope == "global") return "global";
-  return op.scope + "/" + op.location;
-}
-
 }  // namespace
 
 OperationWatch::OperationWatch(OperationPoller* poller, GkeClient* gke, ComputeClient* compute,
@@ -42,7 +36,7 @@ void OperationWatch::PollAfter(const Operation& op, std::chrono::milliseconds wa
   if (!get.ok()) return done(get.error());
   const std::string key = BatchKey(op);
   const bool gke = op.api == Operation::Api::kGke;
-  const std::string scope = gke ? "" : ScopePath(op);
+  const std::string scope = gke ? "" : OperationScopePath(op);
   const auto now = std::chrono::steady_clock::now();
   bool stale_list = false, stale_scope = false;
   {
@@ -71,17 +65,34 @@ void OperationWatch::PollAfter(const Operation& op, std::chrono::milliseconds wa
     b.pending.push_back(Waiter{op, std::move(*get), std::move(done), due, now + wait});
     if (list) b.list = std::move(*list);
     if (scope_list) b.scope_lists.insert_or_assign(scope, std::move(*scope_list));
-    if (!b.due || due < *b.due) b.due = due;
     arm = ArmLocked(b, now);
   }
   if (arm) Arm(key, *arm);
 }
 
+std::optional<OperationWatch::Clock::time_point> OperationWatch::DueLocked(const Batch& b) {
+  std::optional<Clock::time_point> due;
+  for (const Waiter& w : b.pending)
+    if (!due || w.deadline < *due) due = w.deadline;
+  return due;
+}
+
 std::optional<std::chrono::milliseconds> OperationWatch::ArmLocked(Batch& b, Clock::time_point now) {
-  if (b.in_flight > 0 || b.pending.empty() || !b.due) return std::nullopt;
-  if (b.armed_for && *b.armed_for <= *b.due) return std::nullopt;  // a timer fires by then
-  b.armed_for = b.due;
-  return std::max(std::chrono::milliseconds(0), std::chrono::ceil<std::chrono::milliseconds>(*b.due - now));
+  const auto due = DueLocked(b);
+  if (b.in_flight > 0 || !due) return std::nullopt;
+  if (b.armed_for && *b.armed_for <= *due) return std::nullopt;  // a timer fires by then
+  b.armed_for = due;
+  return std::max(std::chrono::milliseconds(0), std::chrono::ceil<std::chrono::milliseconds>(*due - now));
+}
+
+std::optional<PreparedCall<std::vector<Operation>>> OperationWatch::ListForLocked(const Batch& b) const {
+  std::set<std::string> scopes;
+  for (const Waiter& w : b.pending)
+    scopes.insert(w.op.api == Operation::Api::kGke ? std::string() : OperationScopePath(w.op));
+  auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
+  if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) return scoped->second.call;
+  if (b.list) return b.list->call;
+  return std::nullopt;
 }
 
 void OperationWatch::Arm(const std::string& key, std::chrono::milliseconds delay) {
@@ -99,29 +110,16 @@ void OperationWatch::Flush(const std::string& key) {
     const auto now = Clock::now();
     if (b.armed_for && *b.armed_for <= now) b.armed_for.reset();
     if (b.in_flight > 0 || b.pending.empty()) return;
-    if (b.due && *b.due > now) {
+    if (*DueLocked(b) > now) {
       // A timer set for polls that have gone out since: wait for these ones' time.
       rearm = ArmLocked(b, now);
     } else {
       const int asked = static_cast<int>(b.pending.size());
       const int running = static_cast<int>(b.running.size());
-      if (asked >= options_.list_from || (asked == 2 && running >= options_.list_from)) {
-        // One list answers them all, the ones not due yet included.
-        waiters.swap(b.pending);
-        // Compute: one zone's list when every operation asked for is in it.
-        std::set<std::string> scopes;
-        for (const Waiter& w : waiters)
-          scopes.insert(w.op.api == Operation::Api::kGke ? std::string() : ScopePath(w.op));
-        auto scoped = scopes.size() == 1 ? b.scope_lists.find(*scopes.begin()) : b.scope_lists.end();
-        if (scoped != b.scope_lists.end() && scoped->first.rfind("zones/", 0) == 0) list = scoped->second.call;
-        else if (b.list) list = b.list->call;
-        if (!list) {
-          b.pending.swap(waiters);
-          waiters.clear();
-        }
-      }
-      if (!list) waiters = TakeDueLocked(b, now);  // a GET each: only those due
-      RecomputeDueLocked(b);
+      if (asked >= options_.list_from || (asked == 2 && running >= options_.list_from)) list = ListForLocked(b);
+      // One list answers them all, the ones not due yet included; a GET each only those due.
+      if (list) waiters.swap(b.pending);
+      else waiters = TakeDueLocked(b, now);
       // Counted before anything is sent: an answer may come back on this thread.
       b.in_flight = list ? 1 : static_cast<int>(waiters.size());
     }
@@ -161,25 +159,25 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
     const auto now = Clock::now();
     std::vector<Waiter> unlisted, later;
     // A poll not ripe yet is answered now only if its operation is done.
-    auto due = [&](const Waiter& w) { return w.ripe <= now; };
+    auto ripe = [&](const Waiter& w) { return w.ripe <= now; };
     if (!listed.ok() && listed.error().retryable()) {
-      // The API is busy or failing: each poll due backs off as a failed GET would.
+      // The API is busy or failing: each ripe poll backs off as a failed GET would.
       for (Waiter& w : waiters) {
-        if (due(w)) Answer(key, w, listed.error());
+        if (ripe(w)) Answer(key, w, listed.error());
         else later.push_back(std::move(w));
       }
     } else if (!listed.ok()) {
       // Refused for good (a role that may get operations but not list them,
       // a quota on lists): the list's failure is not the operations'.
-      for (Waiter& w : waiters) (due(w) ? unlisted : later).push_back(std::move(w));
+      for (Waiter& w : waiters) (ripe(w) ? unlisted : later).push_back(std::move(w));
     } else {
       std::unordered_map<std::string, Operation*> by_name;
       for (Operation& op : *listed) by_name.emplace(op.name, &op);
       for (Waiter& w : waiters) {
         auto it = by_name.find(w.op.name);
         if (it == by_name.end() || (w.op.api == Operation::Api::kCompute && it->second->location != w.op.location)) {
-          (due(w) ? unlisted : later).push_back(std::move(w));
-        } else if (!it->second->done() && !due(w)) {
+          (ripe(w) ? unlisted : later).push_back(std::move(w));
+        } else if (!it->second->done() && !ripe(w)) {
           later.push_back(std::move(w));
         } else {
           Answer(key, w, *it->second);
@@ -190,7 +188,6 @@ void OperationWatch::SendList(const std::string& key, PreparedCall<std::vector<O
       std::lock_guard<std::mutex> lock(mu_);
       Batch& b = batches_[key];
       for (Waiter& w : later) b.pending.push_back(std::move(w));
-      RecomputeDueLocked(b);
       b.in_flight += static_cast<int>(unlisted.size());
     }
     if (!unlisted.empty()) SendGets(key, std::move(unlisted));
@@ -205,12 +202,6 @@ std::vector<OperationWatch::Waiter> OperationWatch::TakeDueLocked(Batch& b, Cloc
   return due;
 }
 
-void OperationWatch::RecomputeDueLocked(Batch& b) {
-  b.due.reset();
-  for (const Waiter& w : b.pending)
-    if (!b.due || w.deadline < *b.due) b.due = w.deadline;
-}
-
 void OperationWatch::AnswerAllNow() {
   std::vector<std::string> keys;
   {
@@ -222,7 +213,6 @@ void OperationWatch::AnswerAllNow() {
         w.deadline = std::min(w.deadline, now);
         w.ripe = std::min(w.ripe, now);
       }
-      b.due = now;
       b.armed_for.reset();
       keys.push_back(key);
     }

@@ -112,7 +112,6 @@ class OperationWatch {
   static constexpr std::chrono::seconds kPreparedFor{60};
   struct Batch {
     std::vector<Waiter> pending;
-    std::optional<Clock::time_point> due;        // the earliest a pending poll may go out
     std::optional<Clock::time_point> armed_for;  // the flush timer set last
     int in_flight = 0;                           // calls of this batch not back yet
     // Operations of the project last seen running, by name: with enough of
@@ -125,6 +124,8 @@ class OperationWatch {
 
   // Runs on the loop: sends what `key`'s batch has waiting.
   void Flush(const std::string& key);
+  // REQUIRES: mu_ held. The earliest deadline of `batch`'s pending polls.
+  static std::optional<Clock::time_point> DueLocked(const Batch& batch);
   // REQUIRES: mu_ held. When `batch` has polls waiting, nothing out, and no
   // timer set for their due time: how long until then. The caller then calls
   // Arm, after releasing mu_.
@@ -132,8 +133,9 @@ class OperationWatch {
   void Arm(const std::string& key, std::chrono::milliseconds delay);
   // REQUIRES: mu_ held. The pending polls due by `now`, taken out.
   std::vector<Waiter> TakeDueLocked(Batch& batch, Clock::time_point now);
-  // REQUIRES: mu_ held. batch.due from its pending polls' deadlines.
-  void RecomputeDueLocked(Batch& batch);
+  // REQUIRES: mu_ held. The list that answers all of `batch`'s pending
+  // polls (one zone's when they are all in it), if it is prepared.
+  std::optional<PreparedCall<std::vector<Operation>>> ListForLocked(const Batch& batch) const;
   void SendGets(const std::string& key, std::vector<Waiter> waiters);
   void SendList(const std::string& key, PreparedCall<std::vector<Operation>> list, std::vector<Waiter> waiters);
   // Hands `w` its answer, noting whether its operation still runs.

@@ -18,6 +18,8 @@ CloudConnection::CloudConnection(std::unique_ptr<http::HttpTransport> transport,
       poller_(&gke_, &compute_),
       watch_(&poller_, &gke_, &compute_, transport_.get()) {}
 
+CloudConnection::~CloudConnection() { transport_.reset(); }
+
 Result<std::unique_ptr<CloudConnection>> CloudConnection::Open(const CloudOptions& options, const Env& env) {
   auto endpoints = ResolveEndpoints(options.endpoints, env);
   if (!endpoints.ok()) return endpoints.status();

@@ -39,6 +39,11 @@ class CloudConnection {
   // Injected parts, for tests (a fault-injecting transport, a static token).
   CloudConnection(std::unique_ptr<http::HttpTransport> transport, std::unique_ptr<TokenProvider> tokens,
                   Endpoints endpoints);
+  // Stops the transport first: an event loop's timers and answers call into
+  // the watch and the clients, which must outlive it.
+  ~CloudConnection();
+  CloudConnection(const CloudConnection&) = delete;
+  CloudConnection& operator=(const CloudConnection&) = delete;
 
   GkeClient& gke() { return gke_; }
   ComputeClient& compute() { return compute_; }
